@@ -1,0 +1,118 @@
+# contactlab — build, test, demo, figures, bench, sanitize, install.
+# `make demo` and `make test` are the two commands a new user needs (see README.md).
+
+PREFIX   ?= /usr/local
+BUILD    ?= build
+CC       ?= cc
+OPT      ?= -O2
+THREADS  ?=
+
+SUITESPARSE_INC ?= /usr/include/suitesparse
+PKGS := hdf5 jansson gsl lapacke
+
+# Dependency check: pkg-config for the libraries that ship a .pc file, the CHOLMOD header
+# for SuiteSparse (Debian's libsuitesparse-dev has no .pc file).
+DEPS_OK := $(shell pkg-config --exists $(PKGS) check 2>/dev/null && test -f $(SUITESPARSE_INC)/cholmod.h && echo yes)
+ifneq ($(DEPS_OK),yes)
+  ifneq ($(filter-out clean help,$(MAKECMDGOALS)),)
+    NEED_DEPS := 1
+  endif
+  ifeq ($(MAKECMDGOALS),)
+    NEED_DEPS := 1
+  endif
+endif
+ifdef NEED_DEPS
+  $(info contactlab: some build dependencies are missing)
+  ifeq ($(shell id -u),0)
+    $(info contactlab: running scripts/install-deps.sh)
+    DEPS_RC := $(shell bash scripts/install-deps.sh >&2; echo $$?)
+    ifneq ($(DEPS_RC),0)
+      $(error scripts/install-deps.sh failed (exit $(DEPS_RC)))
+    endif
+  else
+    $(error missing dependencies; as root run: $(shell bash scripts/install-deps.sh --print))
+  endif
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs-only-L --libs-only-other hdf5 2>/dev/null) -lhdf5 -ljansson -lgsl \
+              -lcholmod -lsuitesparseconfig -llapacke -llapack -lblas -lm
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes
+CFLAGS  ?= $(OPT) -g
+ALL_CFLAGS := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -fopenmp -Icore/include -Icore \
+              -I$(SUITESPARSE_INC) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS_ALL := -fopenmp $(LDFLAGS) $(EXTRA_LDFLAGS)
+
+CORE_SRC   := $(sort $(wildcard core/*.c))
+MODEL_SRC  := $(sort $(wildcard models/*/*.c) models/registry.c)
+LIB_SRC    := $(filter-out core/main.c,$(CORE_SRC)) $(filter-out models/registry.c,$(MODEL_SRC)) models/registry.c
+LIB_OBJ    := $(patsubst %.c,$(BUILD)/%.o,$(sort $(LIB_SRC)))
+LIB        := $(BUILD)/libcontactlab.a
+CLI        := $(BUILD)/contactlab
+TEST_SRC   := $(sort $(wildcard tests/check_*.c))
+TEST_BIN   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_UTIL  := $(BUILD)/tests/ct_test_util.o
+BENCH_BIN  := $(BUILD)/bench/ct_bench
+
+.PHONY: all test demo figures bench sanitize install clean help deps
+all: $(LIB) $(CLI)
+
+help:
+	@echo "make [all|test|demo|figures|bench|sanitize|install|clean]  (PREFIX=$(PREFIX))"
+
+deps:
+	bash scripts/install-deps.sh
+
+$(BUILD)/%.o: %.c $(wildcard core/include/contactlab/*.h) $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(CLI): $(BUILD)/core/main.o $(LIB)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
+
+$(TEST_UTIL): tests/ct_test_util.c tests/ct_test_util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
+
+$(BUILD)/tests/%: tests/%.c $(TEST_UTIL) $(LIB) tests/ct_test_util.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS_ALL) -o $@ $< $(TEST_UTIL) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
+
+# Every Check suite, then the command-line tests (malformed-input corpus, end-to-end runs).
+test: all $(TEST_BIN)
+	@CT_BUILD=$(BUILD) bash tests/run_tests.sh $(TEST_BIN)
+
+sanitize:
+	$(MAKE) BUILD=build-san OPT=-O1 EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	        EXTRA_LDFLAGS="-fsanitize=address,undefined" test
+
+$(BENCH_BIN): bench/ct_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
+
+bench: $(BENCH_BIN)
+	$(BENCH_BIN) --out bench/results/$(shell hostname).csv $(BENCH_ARGS)
+
+demo: all
+	bash scripts/demo.sh
+
+figures: all
+	bash scripts/figures.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/contactlab \
+	           $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/contactlab
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcontactlab.a
+	install -m 644 core/include/contactlab/*.h $(DESTDIR)$(PREFIX)/include/contactlab/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SUITESPARSE_INC@|$(SUITESPARSE_INC)|g' contactlab.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/contactlab.pc
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,117 @@
+/* sparse.c — triplet lists and CSC helpers. */
+#include "contactlab/ct_sparse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ct_triplets_init(ct_triplets *t) { memset(t, 0, sizeof *t); }
+
+void ct_triplets_free(ct_triplets *t)
+{
+    free(t->row);
+    free(t->col);
+    free(t->val);
+    memset(t, 0, sizeof *t);
+}
+
+void ct_triplets_clear(ct_triplets *t) { t->n = 0; }
+
+ct_status ct_triplets_reserve(ct_triplets *t, size_t cap)
+{
+    if (cap <= t->cap) return CT_OK;
+    int *r = realloc(t->row, cap * sizeof *r);
+    if (!r) return CT_ENOMEM;
+    t->row = r;
+    int *c = realloc(t->col, cap * sizeof *c);
+    if (!c) return CT_ENOMEM;
+    t->col = c;
+    double *v = realloc(t->val, cap * sizeof *v);
+    if (!v) return CT_ENOMEM;
+    t->val = v;
+    t->cap = cap;
+    return CT_OK;
+}
+
+static ct_status grow(ct_triplets *t, size_t extra)
+{
+    if (t->n + extra <= t->cap) return CT_OK;
+    size_t cap = t->cap ? t->cap : 64;
+    while (cap < t->n + extra) cap *= 2;
+    return ct_triplets_reserve(t, cap);
+}
+
+ct_status ct_triplets_add(ct_triplets *t, int r, int c, double v)
+{
+    ct_status st = grow(t, 1);
+    if (st != CT_OK) return st;
+    t->row[t->n] = r;
+    t->col[t->n] = c;
+    t->val[t->n] = v;
+    t->n++;
+    return CT_OK;
+}
+
+ct_status ct_triplets_add_block(ct_triplets *t, const int *idx, int nv, int dim, const double *H)
+{
+    int nd = nv * dim;
+    ct_status st = grow(t, (size_t)nd * (size_t)nd);
+    if (st != CT_OK) return st;
+    for (int b = 0; b < nv; ++b)
+        for (int j = 0; j < dim; ++j) {
+            int col = idx[b] * dim + j, lj = b * dim + j;
+            for (int a = 0; a < nv; ++a)
+                for (int i = 0; i < dim; ++i) {
+                    t->row[t->n] = idx[a] * dim + i;
+                    t->col[t->n] = col;
+                    t->val[t->n] = H[(a * dim + i) + (size_t)nd * lj];
+                    t->n++;
+                }
+        }
+    return CT_OK;
+}
+
+ct_status ct_triplets_append(ct_triplets *t, const ct_triplets *src)
+{
+    ct_status st = grow(t, src->n);
+    if (st != CT_OK) return st;
+    memcpy(t->row + t->n, src->row, src->n * sizeof *t->row);
+    memcpy(t->col + t->n, src->col, src->n * sizeof *t->col);
+    memcpy(t->val + t->n, src->val, src->n * sizeof *t->val);
+    t->n += src->n;
+    return CT_OK;
+}
+
+void ct_csc_init(ct_csc *A) { memset(A, 0, sizeof *A); }
+
+void ct_csc_free(ct_csc *A)
+{
+    free(A->colptr);
+    free(A->rowind);
+    free(A->val);
+    memset(A, 0, sizeof *A);
+}
+
+long ct_csc_find(const ct_csc *A, int r, int c)
+{
+    if (c < 0 || c >= A->ncol) return -1;
+    int lo = A->colptr[c], hi = A->colptr[c + 1] - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int rm = A->rowind[mid];
+        if (rm == r) return mid;
+        if (rm < r) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+void ct_csc_mult(const ct_csc *A, int sym_upper, const double *x, double *y)
+{
+    memset(y, 0, (size_t)A->nrow * sizeof *y);
+    for (int c = 0; c < A->ncol; ++c)
+        for (int k = A->colptr[c]; k < A->colptr[c + 1]; ++k) {
+            int r = A->rowind[k];
+            y[r] += A->val[k] * x[c];
+            if (sym_upper && r != c) y[c] += A->val[k] * x[r];
+        }
+}

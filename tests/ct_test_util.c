@@ -1,0 +1,90 @@
+#include "ct_test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ct_test_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
+
+double ct_rel_err(double a, double b, double floor)
+{
+    double d = fabs(b) > floor ? fabs(b) : floor;
+    return fabs(a - b) / d;
+}
+
+double ct_rel_err_vec(const double *a, const double *b, size_t n, double floor)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    num = sqrt(num);
+    den = sqrt(den);
+    return num / (den > floor ? den : floor);
+}
+
+void ct_fd_gradient(ct_fd_fun f, const double *x, size_t n, double eps, void *ctx, double *g_fd)
+{
+    double *xp = malloc(n * sizeof *xp);
+    memcpy(xp, x, n * sizeof *xp);
+    for (size_t i = 0; i < n; ++i) {
+        xp[i] = x[i] + eps;
+        double fp = f(xp, ctx);
+        xp[i] = x[i] - eps;
+        double fm = f(xp, ctx);
+        xp[i] = x[i];
+        g_fd[i] = (fp - fm) / (2.0 * eps);
+    }
+    free(xp);
+}
+
+void ct_fd_hessian(ct_fd_grad g, const double *x, size_t n, double eps, void *ctx, double *H_fd)
+{
+    double *xp = malloc(n * sizeof *xp);
+    double *gp = malloc(n * sizeof *gp);
+    double *gm = malloc(n * sizeof *gm);
+    memcpy(xp, x, n * sizeof *xp);
+    for (size_t j = 0; j < n; ++j) {
+        xp[j] = x[j] + eps;
+        g(xp, ctx, gp);
+        xp[j] = x[j] - eps;
+        g(xp, ctx, gm);
+        xp[j] = x[j];
+        for (size_t i = 0; i < n; ++i) H_fd[i + j * n] = (gp[i] - gm[i]) / (2.0 * eps);
+    }
+    free(xp);
+    free(gp);
+    free(gm);
+}
+
+char *ct_test_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base) base = "/tmp";
+    size_t n = strlen(base) + 32;
+    char *p = malloc(n);
+    snprintf(p, n, "%s/ct_test_XXXXXX", base);
+    if (!mkdtemp(p)) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+const char *ct_test_data(const char *name)
+{
+    static char buf[4096];
+    const char *dir = getenv("CT_TEST_DATA");
+    if (!dir || !*dir) dir = "tests/data";
+    snprintf(buf, sizeof buf, "%s/%s", dir, name);
+    return buf;
+}

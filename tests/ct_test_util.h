@@ -1,0 +1,36 @@
+/* ct_test_util.h — shared helpers for the Check suites. */
+#ifndef CT_TEST_UTIL_H
+#define CT_TEST_UTIL_H
+
+#include <check.h>
+#include <stddef.h>
+
+/* Run one suite; returns the process exit status (0 if every test passed). */
+int ct_test_run(Suite *s);
+
+/* Standard main for a check_<area>.c file: `CT_TEST_MAIN(area_suite)`. */
+#define CT_TEST_MAIN(suite_fn) \
+    int main(void) { return ct_test_run(suite_fn()); }
+
+/* Relative error |a - b| / max(|b|, floor). */
+double ct_rel_err(double a, double b, double floor);
+/* Relative error of vectors in the 2-norm: |a - b| / max(|b|, floor). */
+double ct_rel_err_vec(const double *a, const double *b, size_t n, double floor);
+
+/* Central finite differences.
+ *   f(x, ctx) -> scalar; g(x, ctx, out) -> gradient (overwrite).
+ * ct_fd_gradient fills g_fd; ct_fd_hessian fills H_fd (n x n, column-major) by central
+ * differences of the analytic gradient. */
+typedef double (*ct_fd_fun)(const double *x, void *ctx);
+typedef void (*ct_fd_grad)(const double *x, void *ctx, double *g);
+void ct_fd_gradient(ct_fd_fun f, const double *x, size_t n, double eps, void *ctx, double *g_fd);
+void ct_fd_hessian(ct_fd_grad g, const double *x, size_t n, double eps, void *ctx, double *H_fd);
+
+/* A fresh temporary folder (created under $TMPDIR or /tmp); caller frees the string. */
+char *ct_test_tmpdir(void);
+
+/* Path of a file under tests/data (resolved from the CT_TEST_DATA environment variable
+ * or the default "tests/data"); returns a static buffer. */
+const char *ct_test_data(const char *name);
+
+#endif
