@@ -39,10 +39,11 @@ PKG_LIBS   := $(shell pkg-config --libs-only-L --libs-only-other hdf5 2>/dev/nul
               -lcholmod -lsuitesparseconfig -llapacke -llapack -lblas -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes
 CFLAGS  ?= $(OPT) -g
 ALL_CFLAGS := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -fopenmp -Icore/include -Icore \
-              -I$(SUITESPARSE_INC) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+              -I$(SUITESPARSE_INC) $(PKG_CFLAGS) -DCT_GIT_DESCRIBE='"$(GIT_DESCRIBE)"' $(EXTRA_CFLAGS)
 LDFLAGS_ALL := -fopenmp $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 CORE_SRC   := $(sort $(wildcard core/*.c))

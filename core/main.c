@@ -1,3 +1,4 @@
-/* main.c — the contactlab command line (placeholder until cli.c lands). */
-#include <stdio.h>
-int main(void) { puts("contactlab"); return 0; }
+/* main.c — the contactlab executable. */
+#include "contactlab/ct_cli.h"
+
+int main(int argc, char **argv) { return ct_cli_main(argc, argv); }

@@ -115,3 +115,76 @@ void ct_csc_mult(const ct_csc *A, int sym_upper, const double *x, double *y)
             if (sym_upper && r != c) y[c] += A->val[k] * x[r];
         }
 }
+
+/* Order of entries within a column: by row, then by position in the triplet list. */
+typedef struct {
+    int row;
+    size_t pos;
+} row_pos;
+
+static int cmp_row_pos(const void *a, const void *b)
+{
+    const row_pos *x = a, *y = b;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    return x->pos < y->pos ? -1 : (x->pos > y->pos);
+}
+
+ct_status ct_csc_from_triplets(ct_csc *A, int nrow, int ncol, const ct_triplets *t, int upper_only)
+{
+    ct_csc_free(A);
+    A->nrow = nrow;
+    A->ncol = ncol;
+    size_t *cnt = calloc((size_t)ncol + 1, sizeof *cnt);
+    if (!cnt) return CT_ENOMEM;
+    for (size_t k = 0; k < t->n; ++k) {
+        if (upper_only && t->row[k] > t->col[k]) continue;
+        cnt[t->col[k] + 1]++;
+    }
+    for (int c = 0; c < ncol; ++c) cnt[c + 1] += cnt[c];
+    size_t m = cnt[ncol];
+    row_pos *rp = malloc((m + 1) * sizeof *rp);
+    size_t *next = malloc(((size_t)ncol + 1) * sizeof *next);
+    A->colptr = calloc((size_t)ncol + 1, sizeof *A->colptr);
+    if (!rp || !next || !A->colptr) {
+        free(cnt);
+        free(rp);
+        free(next);
+        return CT_ENOMEM;
+    }
+    memcpy(next, cnt, ((size_t)ncol + 1) * sizeof *next);
+    for (size_t k = 0; k < t->n; ++k) {
+        if (upper_only && t->row[k] > t->col[k]) continue;
+        rp[next[t->col[k]]++] = (row_pos){t->row[k], k};
+    }
+    free(next);
+    /* sort each column, count unique rows */
+    size_t nnz = 0;
+    for (int c = 0; c < ncol; ++c) {
+        qsort(rp + cnt[c], cnt[c + 1] - cnt[c], sizeof *rp, cmp_row_pos);
+        for (size_t k = cnt[c]; k < cnt[c + 1]; ++k)
+            if (k == cnt[c] || rp[k].row != rp[k - 1].row) nnz++;
+    }
+    A->rowind = malloc((nnz + 1) * sizeof *A->rowind);
+    A->val = calloc(nnz + 1, sizeof *A->val);
+    if (!A->rowind || !A->val) {
+        free(cnt);
+        free(rp);
+        return CT_ENOMEM;
+    }
+    size_t z = 0;
+    for (int c = 0; c < ncol; ++c) {
+        A->colptr[c] = (int)z;
+        for (size_t k = cnt[c]; k < cnt[c + 1]; ++k) {
+            if (k == cnt[c] || rp[k].row != rp[k - 1].row) {
+                A->rowind[z] = rp[k].row;
+                A->val[z] = 0.0;
+                z++;
+            }
+            A->val[z - 1] += t->val[rp[k].pos];
+        }
+    }
+    A->colptr[ncol] = (int)z;
+    free(cnt);
+    free(rp);
+    return CT_OK;
+}

@@ -178,7 +178,9 @@ typedef struct ct_model_type {
     ct_status (*step)(void *st, const ct_step_ctx *c, double *v_next);
 
     ct_status (*end_step)(void *st, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats);
-    /* every model: forces by category at positions x (after the step) */
+    /* every model: forces by category at positions x (after the step). On entry
+     * out->nscalars is the capacity of scalar_names/scalars; the op sets it to the number
+     * it fills (the same every call) and points scalar_names at its own strings. */
     ct_status (*forces)(void *st, const ct_step_ctx *c, const double *x, ct_force_report *out);
 } ct_model_type;
 

@@ -89,6 +89,8 @@ typedef struct ct_body_spec {
     ct_dofs_mode dofs;
     ct_mesh_spec coarse;         /* EMBEDDED: the coarse mesh carrying the unknowns */
     int has_material;            /* 0 only for surface-only (kinematic) bodies */
+    int kinematic;               /* 1: prescribed body (surface-only meshes, or "kinematic": true):
+                                    no material, fully fixed */
     ct_material material;
     double v0[3];                /* initial velocity */
     int nfixed;

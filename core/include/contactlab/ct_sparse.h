@@ -38,6 +38,9 @@ static inline size_t ct_csc_nnz(const ct_csc *A) { return A->colptr ? (size_t)A-
 /* Index of entry (r, c) in rowind/val, or -1 if not in the pattern (binary search). */
 long ct_csc_find(const ct_csc *A, int r, int c);
 /* y = A x (y overwritten). If `sym_upper`, A stores only the upper triangle of a symmetric matrix. */
+/* Compress triplets into A (A is reset). Duplicates are summed in input order, so the
+ * result does not depend on anything but the triplet order. upper_only keeps r <= c. */
+ct_status ct_csc_from_triplets(ct_csc *A, int nrow, int ncol, const ct_triplets *t, int upper_only);
 void ct_csc_mult(const ct_csc *A, int sym_upper, const double *x, double *y);
 
 #endif

@@ -1,0 +1,21 @@
+/* ct_run.h — running a scene to the end while logging to HDF5 (DESIGN §6). */
+#ifndef CT_RUN_H
+#define CT_RUN_H
+
+#include "ct_scene.h"
+#include "ct_sim.h"
+
+typedef struct ct_run_opts {
+    const char *output;   /* HDF5 file; NULL: scene's output.file or "<name>.h5" */
+    int progress;         /* print a progress line to stderr (the CLI enables it on a terminal) */
+    int max_steps;        /* stop after this many steps (0: the scene's duration) */
+    const char *argv_line;/* the command line, stored as an attribute (may be NULL) */
+} ct_run_opts;
+
+/* Run the scene; the output file holds every step logged up to a failure. */
+ct_status ct_run(ct_sim *sim, const ct_run_opts *opts, ct_diag *diag);
+
+/* Evaluate probe `p` at the current state into out[0..n) (n = 1, or dim for vector probes). */
+ct_status ct_probe_eval(ct_sim *sim, const ct_probe_spec *p, const ct_force_report *fr, double *out, int *n);
+
+#endif

@@ -1,0 +1,139 @@
+/* ct_sim.h — the time-stepping core (DESIGN §2).
+ *
+ * A ct_sim owns the state of a scene: unknowns q and their velocities, the full-space
+ * positions x = J q + x0, masses, elastic elements, Dirichlet data, loads, the contact
+ * model instance and the linear solver. One step of an energy-family model minimises the
+ * incremental potential
+ *     E(q) = 1/2 |q - q~|^2_{M_q} + h^2 ( Psi(q) - f_ext . x(q) + P_contact(x(q)) ),
+ *     q~ = q^n + h v^n,  M_q = J^T M J,
+ * by projected Newton (CHOLMOD, symbolic analysis reused) with a backtracking line search
+ * whose first trial is capped by the model's max_step. The struct is public so drivers
+ * and tests can look inside; change it only through the functions below.
+ */
+#ifndef CT_SIM_H
+#define CT_SIM_H
+
+#include "ct_dofs.h"
+#include "ct_linsolve.h"
+#include "ct_material.h"
+#include "ct_mesh.h"
+#include "ct_model.h"
+#include "ct_scene.h"
+#include "ct_sparse.h"
+
+typedef struct ct_step_stats {
+    int newton_iters;
+    int line_search_iters;      /* halvings summed over the step */
+    int friction_iters;         /* outer lagged-state passes */
+    double residual;            /* last |p|_inf / h (static: |p|_inf) */
+    double energy;              /* incremental potential at the solution */
+    double ccd_alpha_min;       /* smallest max_step result (1 if none) */
+    long n_candidates, n_active;
+    double min_distance;
+    int intersections;          /* from the intersection verifier (0 until it exists) */
+    long n_analyses;            /* symbolic analyses so far (cumulative) */
+    double wall;                /* seconds for the step */
+    double t_assembly, t_projection, t_analysis, t_factor, t_solve, t_line_search;
+    double t_broadphase, t_ccd, t_model;
+} ct_step_stats;
+
+typedef struct ct_body {
+    char *name;
+    int kinematic;              /* surface-only or fully prescribed */
+    int embedded;
+    ct_mesh mesh;               /* the mesh contact sees (x), rest positions transformed */
+    ct_mesh coarse;             /* embedded: the mesh carrying q */
+    ct_surface surf;            /* boundary of `mesh`, local indices */
+    int x_off, nx;              /* range of full-space vertices */
+    int q_off, nq;              /* range of reduced vertices */
+} ct_body;
+
+/* Assembly of the Newton matrix on the free dofs (upper triangle). */
+typedef struct ct_assembly {
+    int ndof, nfree;
+    int *free_index;            /* ndof -> free index or -1 */
+    int *free_dof;              /* nfree -> dof */
+    ct_csc A;                   /* current pattern and values */
+    int nbase;                  /* pattern entries of mass + elasticity */
+    int *base_slot;             /* nbase -> slot in A */
+    double *base_mass;          /* nbase: M_q values */
+    int *gptr, *gsrc;           /* base entry -> sources in Hloc */
+    double *Hloc;               /* local elastic Hessians */
+    int pattern_changed;        /* since the last factorization */
+    ct_triplets tq;             /* scratch: model triplets mapped to q */
+} ct_assembly;
+
+typedef struct ct_sim {
+    const ct_scene *sc;
+    int dim, nb;
+    ct_body *bodies;
+    ct_dofs dofs;
+    int nx, nq, ndof;
+    double *X;                  /* nx*dim rest positions (full space) */
+    double *Q;                  /* nq*dim rest positions of the unknowns */
+    double *x, *x_prev, *vx;    /* full space: current, previous, velocity */
+    double *q, *vq, *q_prev, *q_tilde;
+    double *mass_x;             /* nx lumped masses */
+    double *vol_x;              /* nx lumped volumes (for load weights) */
+    ct_triplets Mq;             /* vertex-level M_q = J^T M J (entries (a,b,m), summed) */
+    ct_csc Mq_csc;              /* the same, compressed (nq x nq, full symmetric) */
+    ct_elastic el;
+    unsigned char *fixed;       /* ndof */
+    int *qv_dirichlet;          /* nq: index of the Dirichlet spec (body-local) or -1 */
+    int *qv_body;               /* nq: body of each q-vertex */
+    int *xv_body;               /* nx */
+    unsigned char *xv_kinematic;
+    double *f_ext;              /* nx*dim external force (gravity + loads) at the step's end time */
+    double *load_w;             /* per (body, load, x-vertex) normalised weights, flattened */
+    int *load_off;              /* start of each load's weights in load_w */
+    ct_surface surf;            /* all bodies, global x indices */
+    ct_obstacle *obstacles;
+    const char **part_names;
+    double bbox_diag;
+    /* the contact model */
+    const ct_model_type *model;
+    void *mstate;
+    ct_params params;
+    ct_step_ctx ctx;
+    int model_ready;
+    /* solver */
+    ct_assembly as;
+    ct_linsolve *ls;
+    double *g, *p, *pq, *px, *gx, *rhs, *q_trial, *x_trial; /* work vectors */
+    double t;
+    int step;
+    int nsteps;                 /* ceil(duration / dt) */
+    ct_step_stats last;
+    int threads;
+} ct_sim;
+
+/* Build everything the scene describes: meshes (generated or read, transformed,
+ * validated), the embedding, masses, elastic elements, Dirichlet data, loads, the model.
+ * Bad meshes and scenes give CT_EINPUT with messages. */
+ct_status ct_sim_create(ct_sim **sim, const ct_scene *sc, ct_diag *diag);
+void ct_sim_destroy(ct_sim *sim);
+
+/* Advance one step. CT_ENOCONV / CT_ENOTPD / ... with a message naming the step,
+ * the Newton iteration and the residual when it fails. */
+ct_status ct_sim_step(ct_sim *sim, ct_diag *diag);
+
+/* Energies (J) at the current state. */
+double ct_sim_kinetic_energy(const ct_sim *sim);
+double ct_sim_elastic_energy(const ct_sim *sim);
+double ct_sim_gravity_energy(const ct_sim *sim);   /* -sum m g.x */
+double ct_sim_external_energy(const ct_sim *sim);  /* -f_loads . x */
+double ct_sim_contact_energy(ct_sim *sim);          /* model energy (no h^2) */
+
+/* Reaction force (N) of the Dirichlet conditions on the q-vertices of body `body`
+ * selected by `sel` (all fixed ones when sel is NULL): out[dim]. Valid after a step. */
+void ct_sim_reaction(ct_sim *sim, const ct_selector *sel, double *out);
+
+/* Vertex selection on a body's rest positions. `on_q` selects among the body's
+ * q-vertices (Dirichlet, reaction), otherwise among its x-vertices (loads, probes).
+ * Returns a malloc'ed list of global vertex indices and its length. */
+ct_status ct_sim_select(const ct_sim *sim, const ct_selector *sel, int on_q, int **idx, int *n);
+
+/* Scripted Dirichlet position of a q-vertex with rest position X at time t. */
+void ct_motion_eval(const ct_dirichlet *d, int dim, const double *X, double t, double *out);
+
+#endif

@@ -1,0 +1,554 @@
+/* sim.c — building a simulation from a scene: meshes, embedding, masses, elasticity,
+ * Dirichlet data, loads and the contact model. The time step itself is in step.c. */
+#include "contactlab/ct_sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assemble.h"
+
+/* ---------- meshes from specs ---------- */
+
+static void rotate(int dim, const double *axis, double angle, double *p)
+{
+    double c = cos(angle), s = sin(angle);
+    if (dim == 2) {
+        double x = p[0], y = p[1];
+        p[0] = c * x - s * y;
+        p[1] = s * x + c * y;
+        return;
+    }
+    /* Rodrigues: p' = p c + (k x p) s + k (k.p)(1 - c) */
+    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    double k[3] = {axis[0] / n, axis[1] / n, axis[2] / n};
+    double kp = k[0] * p[0] + k[1] * p[1] + k[2] * p[2];
+    double cx[3] = {k[1] * p[2] - k[2] * p[1], k[2] * p[0] - k[0] * p[2], k[0] * p[1] - k[1] * p[0]};
+    for (int i = 0; i < 3; ++i) p[i] = p[i] * c + cx[i] * s + k[i] * kp * (1.0 - c);
+}
+
+static ct_status load_mesh(ct_mesh *m, const ct_mesh_spec *ms, int dim, const char *scene, ct_diag *diag)
+{
+    ct_status st;
+    ct_mesh_init(m);
+    switch (ms->source) {
+    case CT_MESH_FILE: st = ct_mesh_read(m, ms->path, dim, diag); break;
+    case CT_MESH_BOX: st = ct_mesh_box(m, ms->origin, ms->size, ms->cells); break;
+    case CT_MESH_RECT: st = ct_mesh_rect(m, ms->origin, ms->size, ms->cells[0], ms->cells[1]); break;
+    case CT_MESH_POLYLINE: st = ct_mesh_polyline(m, ms->points, ms->npoints, ms->closed); break;
+    case CT_MESH_ARC:
+        st = ct_mesh_arc(m, ms->center, ms->radius, ms->angle0, ms->angle1, ms->segments);
+        break;
+    default: st = CT_EINPUT;
+    }
+    if (st != CT_OK) {
+        if (ms->source != CT_MESH_FILE)
+            ct_diag_add(diag, st, "%s: %s: cannot generate the mesh (%s)", scene,
+                        ms->json_path ? ms->json_path : "mesh", ct_status_str(st));
+        return st;
+    }
+    if (m->dim != dim)
+        return ct_diag_add(diag, CT_EINPUT, "%s: %s: mesh is %dD but the scene is %dD", scene,
+                           ms->json_path ? ms->json_path : "mesh", m->dim, dim);
+    int any_tf = ms->rot_angle != 0.0;
+    for (int c = 0; c < dim; ++c) any_tf |= ms->scale[c] != 1.0 || ms->translate[c] != 0.0;
+    if (any_tf) {
+        for (int v = 0; v < m->nv; ++v) {
+            double *p = m->X + (size_t)v * dim;
+            for (int c = 0; c < dim; ++c) p[c] *= ms->scale[c];
+            if (ms->rot_angle != 0.0) rotate(dim, ms->rot_axis, ms->rot_angle, p);
+            for (int c = 0; c < dim; ++c) p[c] += ms->translate[c];
+        }
+    }
+    char what[512];
+    snprintf(what, sizeof what, "%s: %s", ms->source == CT_MESH_FILE ? ms->path : scene,
+             ms->json_path ? ms->json_path : "mesh");
+    return ct_mesh_validate(m, what, diag);
+}
+
+/* ---------- selections ---------- */
+
+ct_status ct_sim_select(const ct_sim *sim, const ct_selector *sel, int on_q, int **idx, int *n)
+{
+    int dim = sim->dim;
+    int b0 = sel->body < 0 ? 0 : sel->body, b1 = sel->body < 0 ? sim->nb : sel->body + 1;
+    size_t cap = 0;
+    for (int b = b0; b < b1; ++b) cap += (size_t)(on_q ? sim->bodies[b].nq : sim->bodies[b].nx);
+    int *out = malloc((cap + 1) * sizeof *out);
+    if (!out) return CT_ENOMEM;
+    int cnt = 0;
+    for (int b = b0; b < b1; ++b) {
+        const ct_body *B = &sim->bodies[b];
+        int off = on_q ? B->q_off : B->x_off, nv = on_q ? B->nq : B->nx;
+        const double *P = on_q ? sim->Q : sim->X;
+        double lo = INFINITY, hi = -INFINITY;
+        if (sel->kind == CT_SEL_SIDE)
+            for (int v = 0; v < nv; ++v) {
+                double y = P[(size_t)(off + v) * dim + sel->axis];
+                lo = fmin(lo, y);
+                hi = fmax(hi, y);
+            }
+        double ext = hi - lo, tol = sel->tol * (ext > 0 ? ext : 1.0);
+        for (int v = 0; v < nv; ++v) {
+            const double *p = P + (size_t)(off + v) * dim;
+            int take = 0;
+            switch (sel->kind) {
+            case CT_SEL_ALL: take = 1; break;
+            case CT_SEL_SIDE:
+                take = sel->sign > 0 ? p[sel->axis] >= hi - tol : p[sel->axis] <= lo + tol;
+                break;
+            case CT_SEL_BOX:
+                take = 1;
+                for (int c = 0; c < dim; ++c) take &= p[c] >= sel->lo[c] && p[c] <= sel->hi[c];
+                break;
+            case CT_SEL_INDICES:
+                for (int k = 0; k < sel->nindices && !take; ++k) take = sel->indices[k] == v;
+                break;
+            }
+            if (take) out[cnt++] = off + v;
+        }
+    }
+    *idx = out;
+    *n = cnt;
+    return CT_OK;
+}
+
+/* ---------- scripted motion ---------- */
+
+void ct_motion_eval(const ct_dirichlet *d, int dim, const double *X, double t, double *out)
+{
+    double p[3] = {0, 0, 0};
+    for (int c = 0; c < dim; ++c) p[c] = X[c];
+    double t0 = 0.0, shift[3] = {0, 0, 0}; /* accumulated translation of the centre */
+    for (int s = 0; s < d->nseg && t > t0; ++s) {
+        const ct_motion_segment *g = &d->seg[s];
+        double tau = fmin(t, g->until) - t0;
+        if (tau > 0) {
+            double cen[3] = {0, 0, 0};
+            for (int c = 0; c < dim; ++c) cen[c] = g->center[c] + shift[c];
+            if (g->omega != 0.0) {
+                double r[3] = {0, 0, 0};
+                for (int c = 0; c < dim; ++c) r[c] = p[c] - cen[c];
+                rotate(dim, g->axis, g->omega * tau, r);
+                for (int c = 0; c < dim; ++c) p[c] = cen[c] + r[c];
+            }
+            for (int c = 0; c < dim; ++c) {
+                p[c] += g->velocity[c] * tau;
+                shift[c] += g->velocity[c] * tau;
+            }
+        }
+        t0 = g->until;
+    }
+    for (int c = 0; c < dim; ++c) out[c] = p[c];
+}
+
+/* ---------- creation ---------- */
+
+static ct_status alloc_d(double **p, size_t n)
+{
+    *p = calloc(n + 1, sizeof **p);
+    return *p ? CT_OK : CT_ENOMEM;
+}
+
+static ct_status build_bodies(ct_sim *s, ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    int dim = s->dim;
+    ct_status worst = CT_OK;
+    for (int b = 0; b < s->nb; ++b) {
+        const ct_body_spec *bs = &sc->bodies[b];
+        ct_body *B = &s->bodies[b];
+        B->name = bs->name;
+        ct_status st = load_mesh(&B->mesh, &bs->mesh, dim, sc->path, diag);
+        if (st == CT_OK && bs->dofs == CT_DOFS_EMBEDDED)
+            st = load_mesh(&B->coarse, &bs->coarse, dim, sc->path, diag);
+        if (st != CT_OK) {
+            worst = st;
+            continue;
+        }
+        B->embedded = bs->dofs == CT_DOFS_EMBEDDED;
+        B->kinematic = B->mesh.ne == 0 || bs->kinematic;
+        if (B->mesh.ne == 0 && bs->has_material)
+            ct_diag_add(diag, CT_OK, "%s: /bodies/%d: surface-only mesh: material ignored", sc->path, b);
+        if (B->embedded && B->kinematic) {
+            worst = ct_diag_add(diag, CT_EINPUT, "%s: /bodies/%d/dofs: a kinematic body cannot be embedded",
+                                sc->path, b);
+            continue;
+        }
+        if (!B->kinematic && !bs->has_material) {
+            worst = ct_diag_add(diag, CT_EINPUT, "%s: /bodies/%d: missing required key \"material\"", sc->path, b);
+            continue;
+        }
+        st = ct_surface_build(&B->surf, &B->mesh, diag);
+        if (st != CT_OK) worst = st;
+    }
+    return worst;
+}
+
+/* Lumped volumes of the vertices of a volumetric mesh: 1/(dim+1) of incident elements. */
+static void lumped_volumes(const ct_mesh *m, double *vol)
+{
+    int dim = m->dim;
+    for (int e = 0; e < m->ne; ++e) {
+        double v = ct_mesh_elem_volume(m, m->X, e) / (dim + 1);
+        for (int a = 0; a <= dim; ++a) vol[m->elem[e * (dim + 1) + a]] += v;
+    }
+}
+
+static ct_status build_state(ct_sim *s, ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    int dim = s->dim;
+    ct_status st;
+    ct_dofs_init(&s->dofs, dim);
+    ct_elastic_init(&s->el);
+    /* counts and offsets */
+    for (int b = 0; b < s->nb; ++b) {
+        ct_body *B = &s->bodies[b];
+        B->x_off = s->nx;
+        B->nx = B->mesh.nv;
+        B->q_off = s->nq;
+        B->nq = B->embedded ? B->coarse.nv : B->mesh.nv;
+        s->nx += B->nx;
+        s->nq += B->nq;
+    }
+    s->ndof = s->nq * dim;
+    size_t nxd = (size_t)s->nx * dim, nqd = (size_t)s->ndof;
+    if (alloc_d(&s->X, nxd) || alloc_d(&s->Q, nqd) || alloc_d(&s->x, nxd) || alloc_d(&s->x_prev, nxd) ||
+        alloc_d(&s->vx, nxd) || alloc_d(&s->q, nqd) || alloc_d(&s->vq, nqd) || alloc_d(&s->q_prev, nqd) ||
+        alloc_d(&s->q_tilde, nqd) || alloc_d(&s->mass_x, (size_t)s->nx) || alloc_d(&s->vol_x, (size_t)s->nx) ||
+        alloc_d(&s->f_ext, nxd) || alloc_d(&s->g, nqd) || alloc_d(&s->p, nqd) || alloc_d(&s->pq, nqd) ||
+        alloc_d(&s->px, nxd) || alloc_d(&s->gx, nxd) || alloc_d(&s->rhs, nqd) || alloc_d(&s->q_trial, nqd) ||
+        alloc_d(&s->x_trial, nxd))
+        return ct_diag_add(diag, CT_ENOMEM, "out of memory for %d vertices", s->nx);
+    s->fixed = calloc(nqd + 1, 1);
+    s->qv_dirichlet = malloc(((size_t)s->nq + 1) * sizeof *s->qv_dirichlet);
+    s->qv_body = malloc(((size_t)s->nq + 1) * sizeof *s->qv_body);
+    s->xv_body = malloc(((size_t)s->nx + 1) * sizeof *s->xv_body);
+    s->xv_kinematic = calloc((size_t)s->nx + 1, 1);
+    if (!s->fixed || !s->qv_dirichlet || !s->qv_body || !s->xv_body || !s->xv_kinematic)
+        return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+    for (int v = 0; v < s->nq; ++v) s->qv_dirichlet[v] = -1;
+
+    for (int b = 0; b < s->nb; ++b) {
+        ct_body *B = &s->bodies[b];
+        const ct_body_spec *bs = &sc->bodies[b];
+        memcpy(s->X + (size_t)B->x_off * dim, B->mesh.X, (size_t)B->nx * dim * sizeof(double));
+        for (int k = 0; k < B->nx; ++k) {
+            s->xv_body[B->x_off + k] = b;
+            s->xv_kinematic[B->x_off + k] = (unsigned char)B->kinematic;
+        }
+        for (int k = 0; k < B->nq; ++k) s->qv_body[B->q_off + k] = b;
+        /* lumped fine volumes and masses */
+        lumped_volumes(&B->mesh, s->vol_x + B->x_off);
+        if (!B->kinematic)
+            for (int k = 0; k < B->nx; ++k) s->mass_x[B->x_off + k] = bs->material.density * s->vol_x[B->x_off + k];
+        char what[256];
+        snprintf(what, sizeof what, "%s: /bodies/%d (%s)", sc->path, b, B->name);
+        if (B->embedded) {
+            memcpy(s->Q + (size_t)B->q_off * dim, B->coarse.X, (size_t)B->nq * dim * sizeof(double));
+            double *volg = calloc((size_t)B->coarse.ne + 1, sizeof *volg);
+            if (!volg) return CT_ENOMEM;
+            st = ct_dofs_add_embedded(&s->dofs, B->mesh.X, B->nx, &B->mesh, &B->coarse, volg, what, diag);
+            if (st == CT_OK)
+                st = ct_elastic_add(&s->el, dim, B->coarse.ne, B->coarse.elem, B->coarse.X, B->q_off, volg,
+                                    &bs->material, diag);
+            free(volg);
+        } else {
+            memcpy(s->Q + (size_t)B->q_off * dim, B->mesh.X, (size_t)B->nq * dim * sizeof(double));
+            st = ct_dofs_add_full(&s->dofs, B->nx);
+            if (st == CT_OK && !B->kinematic && B->mesh.ne > 0)
+                st = ct_elastic_add(&s->el, dim, B->mesh.ne, B->mesh.elem, B->mesh.X, B->q_off, NULL,
+                                    &bs->material, diag);
+        }
+        if (st != CT_OK) return st;
+    }
+    /* M_q = J^T M J at vertex level */
+    ct_triplets_init(&s->Mq);
+    for (int k = 0; k < s->nx; ++k)
+        for (int t1 = s->dofs.jptr[k]; t1 < s->dofs.jptr[k + 1]; ++t1)
+            for (int t2 = s->dofs.jptr[k]; t2 < s->dofs.jptr[k + 1]; ++t2)
+                if (ct_triplets_add(&s->Mq, s->dofs.jcol[t1], s->dofs.jcol[t2],
+                                    s->dofs.jw[t1] * s->mass_x[k] * s->dofs.jw[t2]) != CT_OK)
+                    return CT_ENOMEM;
+    ct_csc_init(&s->Mq_csc);
+    st = ct_csc_from_triplets(&s->Mq_csc, s->nq, s->nq, &s->Mq, 0);
+    if (st != CT_OK) return ct_diag_add(diag, st, "cannot assemble the mass matrix");
+    return CT_OK;
+}
+
+static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    int dim = s->dim;
+    for (int b = 0; b < s->nb; ++b) {
+        const ct_body_spec *bs = &sc->bodies[b];
+        ct_body *B = &s->bodies[b];
+        for (int f = 0; f < bs->nfixed; ++f) {
+            ct_selector sel = bs->fixed[f].sel;
+            sel.body = b;
+            int *idx = NULL, n = 0;
+            if (ct_sim_select(s, &sel, 1, &idx, &n) != CT_OK) return CT_ENOMEM;
+            if (n == 0)
+                ct_diag_add(diag, CT_OK, "%s: /bodies/%d/fixed/%d: selects no vertex", sc->path, b, f);
+            for (int i = 0; i < n; ++i) {
+                s->qv_dirichlet[idx[i]] = f;
+                for (int c = 0; c < dim; ++c) s->fixed[(size_t)idx[i] * dim + c] = 1;
+            }
+            free(idx);
+        }
+        if (B->kinematic) {
+            for (int v = 0; v < B->nq; ++v)
+                if (s->qv_dirichlet[B->q_off + v] < 0)
+                    return ct_diag_add(diag, CT_EINPUT,
+                                       "%s: /bodies/%d: a kinematic (surface-only) body must be fixed "
+                                       "entirely (add \"fixed\": {\"select\": \"all\"})", sc->path, b);
+        }
+    }
+    /* a free q-vertex without mass would make the Newton matrix singular */
+    for (int a = 0; a < s->nq; ++a) {
+        if (s->fixed[(size_t)a * dim]) continue;
+        long k = ct_csc_find(&s->Mq_csc, a, a);
+        if (k < 0 || !(s->Mq_csc.val[k] > 0.0)) {
+            int b = s->qv_body[a];
+            return ct_diag_add(diag, CT_EINPUT,
+                               "%s: /bodies/%d (%s): q-vertex %d carries no mass (no fine vertex embedded "
+                               "near it); make the coarse mesh tighter", sc->path, b, s->bodies[b].name,
+                               a - s->bodies[b].q_off);
+        }
+    }
+    return CT_OK;
+}
+
+static ct_status build_loads(ct_sim *s, ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    int dim = s->dim, nload = 0;
+    size_t total = 0;
+    for (int b = 0; b < s->nb; ++b) nload += sc->bodies[b].nloads;
+    s->load_off = calloc((size_t)nload + 2, sizeof *s->load_off);
+    if (!s->load_off) return CT_ENOMEM;
+    /* first pass to size, second to fill: weights are stored per x-vertex of the body */
+    for (int b = 0, l = 0; b < s->nb; ++b)
+        for (int j = 0; j < sc->bodies[b].nloads; ++j, ++l) {
+            s->load_off[l] = (int)total;
+            total += (size_t)s->bodies[b].nx;
+        }
+    s->load_off[nload] = (int)total;
+    s->load_w = calloc(total + 1, sizeof *s->load_w);
+    if (!s->load_w) return CT_ENOMEM;
+    for (int b = 0, l = 0; b < s->nb; ++b) {
+        const ct_body *B = &s->bodies[b];
+        /* surface area per vertex, for "area" weights */
+        for (int j = 0; j < sc->bodies[b].nloads; ++j, ++l) {
+            const ct_load *ld = &sc->bodies[b].loads[j];
+            ct_selector sel = ld->sel;
+            sel.body = b;
+            int *idx = NULL, n = 0;
+            if (ct_sim_select(s, &sel, 0, &idx, &n) != CT_OK) return CT_ENOMEM;
+            if (n == 0) ct_diag_add(diag, CT_OK, "%s: /bodies/%d/loads/%d: selects no vertex", sc->path, b, j);
+            double *w = s->load_w + s->load_off[l], sum = 0.0, len = ld->length;
+            if (ld->dist == CT_LOAD_LINEAR && !(len > 0)) {
+                len = 0.0;
+                for (int i = 0; i < n; ++i)
+                    len = fmax(len, fabs(s->X[(size_t)idx[i] * dim + ld->axis] - ld->center));
+                if (len == 0.0) len = 1.0;
+            }
+            for (int i = 0; i < n; ++i) {
+                int k = idx[i], kl = k - B->x_off;
+                double wi = ld->weight == CT_WEIGHT_COUNT ? 1.0
+                          : ld->weight == CT_WEIGHT_AREA  ? (B->surf.vert_area ? B->surf.vert_area[kl] : 0.0)
+                                                          : s->vol_x[k];
+                w[kl] = wi;
+                sum += wi;
+            }
+            for (int i = 0; i < n; ++i) {
+                int k = idx[i], kl = k - B->x_off;
+                w[kl] = sum > 0 ? w[kl] / sum : 0.0;
+                if (ld->dist == CT_LOAD_LINEAR) w[kl] *= (s->X[(size_t)k * dim + ld->axis] - ld->center) / len;
+            }
+            free(idx);
+        }
+    }
+    return CT_OK;
+}
+
+/* Global contact surface: concatenation of the bodies' surfaces with x offsets. */
+static ct_status build_surface(ct_sim *s)
+{
+    ct_surface *S = &s->surf;
+    memset(S, 0, sizeof *S);
+    S->dim = s->dim;
+    S->nv = s->nx;
+    for (int b = 0; b < s->nb; ++b) {
+        S->nf += s->bodies[b].surf.nf;
+        S->ned += s->bodies[b].surf.ned;
+        S->nbv += s->bodies[b].surf.nbv;
+    }
+    S->faces = malloc(((size_t)S->nf * 3 + 1) * sizeof *S->faces);
+    S->edges = malloc(((size_t)S->ned * 2 + 1) * sizeof *S->edges);
+    S->bverts = malloc(((size_t)S->nbv + 1) * sizeof *S->bverts);
+    S->vert_area = calloc((size_t)S->nv + 1, sizeof *S->vert_area);
+    S->edge_area = malloc(((size_t)S->ned + 1) * sizeof *S->edge_area);
+    S->face_area = malloc(((size_t)S->nf + 1) * sizeof *S->face_area);
+    if (!S->faces || !S->edges || !S->bverts || !S->vert_area || !S->edge_area || !S->face_area) return CT_ENOMEM;
+    int nf = 0, ne = 0, nb = 0;
+    for (int b = 0; b < s->nb; ++b) {
+        const ct_surface *T = &s->bodies[b].surf;
+        int off = s->bodies[b].x_off;
+        for (int i = 0; i < T->nf; ++i, ++nf) {
+            for (int a = 0; a < 3; ++a) S->faces[nf * 3 + a] = T->faces[i * 3 + a] + off;
+            S->face_area[nf] = T->face_area[i];
+        }
+        for (int i = 0; i < T->ned; ++i, ++ne) {
+            for (int a = 0; a < 2; ++a) S->edges[ne * 2 + a] = T->edges[i * 2 + a] + off;
+            S->edge_area[ne] = T->edge_area[i];
+        }
+        for (int i = 0; i < T->nbv; ++i, ++nb) S->bverts[nb] = T->bverts[i] + off;
+        for (int v = 0; v < T->nv; ++v) S->vert_area[off + v] = T->vert_area[v];
+    }
+    return CT_OK;
+}
+
+static void fill_ctx(ct_sim *s)
+{
+    ct_step_ctx *c = &s->ctx;
+    memset(c, 0, sizeof *c);
+    c->dim = s->dim;
+    c->h = s->sc->dt;
+    c->nx = s->nx;
+    c->x_rest = s->X;
+    c->x_prev = s->x_prev;
+    c->v_prev = s->vx;
+    c->mass = s->mass_x;
+    c->vert_part = s->xv_body;
+    c->vert_kinematic = s->xv_kinematic;
+    c->nbodies = s->nb;
+    c->nobstacles = s->sc->nobstacles;
+    c->part_names = s->part_names;
+    c->obstacles = s->obstacles;
+    c->surf = &s->surf;
+    c->bbox_diag = s->bbox_diag;
+    c->threads = s->threads;
+}
+
+ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
+{
+    *out = NULL;
+    ct_sim *s = calloc(1, sizeof *s);
+    if (!s) return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+    s->sc = sc;
+    s->dim = sc->dim;
+    s->nb = sc->nbodies;
+    s->threads = sc->solver.threads;
+    s->bodies = calloc((size_t)s->nb + 1, sizeof *s->bodies);
+    if (!s->bodies) {
+        free(s);
+        return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+    }
+    ct_status st = build_bodies(s, diag);
+    if (st == CT_OK) st = build_state(s, diag);
+    if (st == CT_OK) st = build_dirichlet(s, diag);
+    if (st == CT_OK) st = build_loads(s, diag);
+    if (st == CT_OK) st = build_surface(s);
+    if (st != CT_OK) {
+        if (ct_diag_status(diag) == CT_OK) ct_diag_add(diag, st, "%s: cannot build the simulation", sc->path);
+        ct_sim_destroy(s);
+        return st;
+    }
+    int dim = s->dim;
+    /* participants, obstacles, bounding box */
+    s->part_names = calloc((size_t)(s->nb + sc->nobstacles) + 1, sizeof *s->part_names);
+    s->obstacles = calloc((size_t)sc->nobstacles + 1, sizeof *s->obstacles);
+    if (!s->part_names || !s->obstacles) {
+        ct_sim_destroy(s);
+        return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+    }
+    for (int b = 0; b < s->nb; ++b) s->part_names[b] = s->bodies[b].name;
+    for (int o = 0; o < sc->nobstacles; ++o) {
+        s->part_names[s->nb + o] = sc->obstacles[o].name;
+        s->obstacles[o].name = sc->obstacles[o].name;
+        memcpy(s->obstacles[o].point, sc->obstacles[o].point, sizeof s->obstacles[o].point);
+        memcpy(s->obstacles[o].normal, sc->obstacles[o].normal, sizeof s->obstacles[o].normal);
+    }
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, d2 = 0.0;
+    for (int k = 0; k < s->nx; ++k)
+        for (int c = 0; c < dim; ++c) {
+            lo[c] = fmin(lo[c], s->X[(size_t)k * dim + c]);
+            hi[c] = fmax(hi[c], s->X[(size_t)k * dim + c]);
+        }
+    for (int c = 0; c < dim; ++c) d2 += (hi[c] - lo[c]) * (hi[c] - lo[c]);
+    s->bbox_diag = sqrt(d2) > 0 ? sqrt(d2) : 1.0;
+    /* initial state: rest positions, initial velocities */
+    memcpy(s->q, s->Q, (size_t)s->ndof * sizeof *s->q);
+    for (int a = 0; a < s->nq; ++a) {
+        const ct_body_spec *bs = &sc->bodies[s->qv_body[a]];
+        for (int c = 0; c < dim; ++c) s->vq[(size_t)a * dim + c] = bs->v0[c];
+    }
+    for (size_t i = 0; i < (size_t)s->ndof; ++i)
+        if (s->fixed[i]) s->vq[i] = 0.0;
+    ct_dofs_map(&s->dofs, s->q, s->x);
+    ct_dofs_map_lin(&s->dofs, s->vq, s->vx);
+    memcpy(s->x_prev, s->x, (size_t)s->nx * dim * sizeof *s->x);
+    s->nsteps = (int)ceil(sc->duration / sc->dt - 1e-9);
+    /* linear solver, assembly */
+    st = ct_linsolve_create(&s->ls, diag);
+    if (st == CT_OK) st = ct_assembly_build(&s->as, s, diag);
+    if (st != CT_OK) {
+        ct_sim_destroy(s);
+        return st;
+    }
+    /* the model */
+    s->model = sc->model ? sc->model : &ct_model_none;
+    st = ct_params_copy(&s->params, &sc->params);
+    if (st == CT_OK && s->model->state_size) {
+        s->mstate = calloc(1, s->model->state_size);
+        if (!s->mstate) st = CT_ENOMEM;
+    }
+    fill_ctx(s);
+    if (st == CT_OK && s->model->init) st = s->model->init(s->mstate, &s->ctx, &s->params, diag);
+    if (st != CT_OK) {
+        if (ct_diag_status(diag) == CT_OK) ct_diag_add(diag, st, "model %s: init failed", s->model->name);
+        ct_sim_destroy(s);
+        return st;
+    }
+    s->model_ready = 1;
+    s->last.ccd_alpha_min = 1.0;
+    s->last.min_distance = INFINITY;
+    *out = s;
+    return CT_OK;
+}
+
+void ct_sim_destroy(ct_sim *s)
+{
+    if (!s) return;
+    if (s->model_ready && s->model->destroy) s->model->destroy(s->mstate);
+    free(s->mstate);
+    ct_params_free(&s->params);
+    for (int b = 0; b < s->nb; ++b) {
+        ct_mesh_free(&s->bodies[b].mesh);
+        ct_mesh_free(&s->bodies[b].coarse);
+        ct_surface_free(&s->bodies[b].surf);
+    }
+    free(s->bodies);
+    ct_dofs_free(&s->dofs);
+    ct_elastic_free(&s->el);
+    ct_triplets_free(&s->Mq);
+    ct_csc_free(&s->Mq_csc);
+    ct_assembly_free(&s->as);
+    ct_linsolve_destroy(s->ls);
+    ct_surface_free(&s->surf);
+    double *vecs[] = {s->X, s->Q, s->x, s->x_prev, s->vx, s->q, s->vq, s->q_prev, s->q_tilde, s->mass_x,
+                      s->vol_x, s->f_ext, s->g, s->p, s->pq, s->px, s->gx, s->rhs, s->q_trial, s->x_trial,
+                      s->load_w};
+    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; ++i) free(vecs[i]);
+    free(s->load_off);
+    free(s->fixed);
+    free(s->qv_dirichlet);
+    free(s->qv_body);
+    free(s->xv_body);
+    free(s->xv_kinematic);
+    free(s->obstacles);
+    free(s->part_names);
+    free(s);
+}
