@@ -10,10 +10,7 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-void ct_mesh_init(ct_mesh *m)
-{
-    memset(m, 0, sizeof *m);
-}
+void ct_mesh_init(ct_mesh *m) { memset(m, 0, sizeof *m); }
 
 void ct_mesh_free(ct_mesh *m)
 {
@@ -92,17 +89,13 @@ static double tri_area3d(const double *a, const double *b, const double *c)
     return 0.5 * sqrt(n0 * n0 + n1 * n1 + n2 * n2);
 }
 
-static double seg_length(const double *a, const double *b)
-{
-    return hypot(b[0] - a[0], b[1] - a[1]);
-}
+static double seg_length(const double *a, const double *b) { return hypot(b[0] - a[0], b[1] - a[1]); }
 
 double ct_mesh_elem_volume(const ct_mesh *m, const double *X, int e)
 {
     const int *v = m->elem + (size_t)e * (size_t)(m->dim + 1);
     if (m->dim == 2) return tri_area2d(X + 2 * (size_t)v[0], X + 2 * (size_t)v[1], X + 2 * (size_t)v[2]);
-    return tet_volume(X + 3 * (size_t)v[0], X + 3 * (size_t)v[1], X + 3 * (size_t)v[2],
-                      X + 3 * (size_t)v[3]);
+    return tet_volume(X + 3 * (size_t)v[0], X + 3 * (size_t)v[1], X + 3 * (size_t)v[2], X + 3 * (size_t)v[3]);
 }
 
 void ct_mesh_bbox(const ct_mesh *m, double *lo, double *hi)
@@ -132,8 +125,8 @@ ct_status ct_mesh_validate(const ct_mesh *m, const char *what, ct_diag *diag)
     if (m->dim != 2 && m->dim != 3)
         return ct_diag_add(diag, CT_EINPUT, "%s: dimension must be 2 or 3 (got %d)", what, m->dim);
     if (m->nv < 0 || m->ne < 0 || m->nsurf < 0)
-        return ct_diag_add(diag, CT_EINPUT, "%s: negative counts (nv %d, ne %d, nsurf %d)", what,
-                           m->nv, m->ne, m->nsurf);
+        return ct_diag_add(diag, CT_EINPUT, "%s: negative counts (nv %d, ne %d, nsurf %d)", what, m->nv,
+                           m->ne, m->nsurf);
     if (m->nv == 0 || (m->ne == 0 && m->nsurf == 0))
         return ct_diag_add(diag, CT_EINPUT, "%s: empty mesh (%d vertices, %d elements, %d surface cells)",
                            what, m->nv, m->ne, m->nsurf);
@@ -174,8 +167,8 @@ ct_status ct_mesh_validate(const ct_mesh *m, const char *what, ct_diag *diag)
         int ok = 1;
         for (int k = 0; k < nn; ++k)
             if (v[k] < 0 || v[k] >= m->nv) {
-                st = ct_diag_add(diag, CT_EINPUT, "%s: element %d: vertex index %d out of range (0..%d)", what,
-                                 e, v[k], m->nv - 1);
+                st = ct_diag_add(diag, CT_EINPUT, "%s: element %d: vertex index %d out of range (0..%d)",
+                                 what, e, v[k], m->nv - 1);
                 ok = 0;
             }
         if (!ok) continue;
@@ -204,9 +197,9 @@ ct_status ct_mesh_validate(const ct_mesh *m, const char *what, ct_diag *diag)
         if (!ok) continue;
         for (int k = 0; k < d; ++k) ok = ok && !bad[v[k]];
         if (!ok) continue;
-        double meas = d == 2 ? seg_length(m->X + 2 * (size_t)v[0], m->X + 2 * (size_t)v[1])
-                             : tri_area3d(m->X + 3 * (size_t)v[0], m->X + 3 * (size_t)v[1],
-                                          m->X + 3 * (size_t)v[2]);
+        double meas =
+            d == 2 ? seg_length(m->X + 2 * (size_t)v[0], m->X + 2 * (size_t)v[1])
+                   : tri_area3d(m->X + 3 * (size_t)v[0], m->X + 3 * (size_t)v[1], m->X + 3 * (size_t)v[2]);
         if (meas <= meas_tol)
             st = ct_diag_add(diag, CT_EINPUT, "%s: surface cell %d: degenerate (%s %.1e)", what, f,
                              d == 2 ? "length" : "area", meas);
@@ -244,15 +237,21 @@ static int cmp_face_rec(const void *pa, const void *pb)
     return 0;
 }
 
+static void swap_int(int *a, int *b)
+{
+    int t = *a;
+    *a = *b;
+    *b = t;
+}
+
 static void sort3(const int *v, int *k)
 {
-    int a = v[0], b = v[1], c = v[2], t;
-    if (a > b) { t = a; a = b; b = t; }
-    if (b > c) { t = b; b = c; c = t; }
-    if (a > b) { t = a; a = b; b = t; }
-    k[0] = a;
-    k[1] = b;
-    k[2] = c;
+    k[0] = v[0];
+    k[1] = v[1];
+    k[2] = v[2];
+    if (k[0] > k[1]) swap_int(&k[0], &k[1]);
+    if (k[1] > k[2]) swap_int(&k[1], &k[2]);
+    if (k[0] > k[1]) swap_int(&k[0], &k[1]);
 }
 
 /* Outward faces of a positively oriented tetrahedron (v0..v3). */
@@ -311,8 +310,7 @@ static ct_status surface_edges_3d(ct_surface *s)
     return CT_OK;
 }
 
-/* Boundary vertex list from vert_area support plus cell incidence (a zero-area cell still
- * makes its vertices boundary vertices). */
+/* Boundary vertices: every vertex of a boundary cell (also of a zero-area one), increasing. */
 static ct_status surface_bverts(ct_surface *s, const int *cells, int ncells, int nper)
 {
     unsigned char *on = calloc((size_t)s->nv ? (size_t)s->nv : 1, 1);
@@ -380,10 +378,12 @@ static ct_status boundary_of_elements(const ct_mesh *m, ct_diag *diag, int **out
         else if (j - i > 2) {
             nbad++;
             if (d == 3)
-                ct_diag_add(diag, CT_EINPUT, "surface: non-manifold mesh: face (%d, %d, %d) is shared by %zu elements",
+                ct_diag_add(diag, CT_EINPUT,
+                            "surface: non-manifold mesh: face (%d, %d, %d) is shared by %zu elements",
                             r[i].key[0], r[i].key[1], r[i].key[2], j - i);
             else
-                ct_diag_add(diag, CT_EINPUT, "surface: non-manifold mesh: edge (%d, %d) is shared by %zu elements",
+                ct_diag_add(diag, CT_EINPUT,
+                            "surface: non-manifold mesh: edge (%d, %d) is shared by %zu elements",
                             r[i].key[0], r[i].key[1], j - i);
         }
         i = j;
@@ -521,7 +521,7 @@ ct_status ct_mesh_rect(ct_mesh *m, const double origin[2], const double size[2],
     for (int j = 0; j < ny; ++j)
         for (int i = 0; i < nx; ++i) {
             int a = j * sx + i, b = a + 1, c = a + sx + 1, d = a + sx; /* CCW cell corners */
-            if ((i + j) % 2 == 0) { /* diagonal a-c */
+            if ((i + j) % 2 == 0) {                                    /* diagonal a-c */
                 int tt[6] = {a, b, c, a, c, d};
                 memcpy(t, tt, sizeof tt);
             } else { /* diagonal b-d */
@@ -572,11 +572,7 @@ ct_status ct_mesh_box(ct_mesh *m, const double origin[3], const double size[3], 
                     t[1] = corner[b1];
                     t[2] = corner[b2];
                     t[3] = corner[7];
-                    if (p >= 3) { /* odd permutation */
-                        int tmp = t[2];
-                        t[2] = t[3];
-                        t[3] = tmp;
-                    }
+                    if (p >= 3) swap_int(&t[2], &t[3]); /* odd permutation */
                     t += 4;
                 }
             }

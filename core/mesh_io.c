@@ -14,8 +14,8 @@
 #include <string.h>
 
 #define MAX_FILE_BYTES ((size_t)INT_MAX) /* line numbers are ints */
-#define MAX_COUNT (INT_MAX / 4)          /* vertices / cells: indices * 4 must fit an int */
-#define MAXTOK 32                        /* tokens kept per line (more are counted only) */
+#define MAX_COUNT      (INT_MAX / 4)     /* vertices / cells: indices * 4 must fit an int */
+#define MAXTOK         32                /* tokens kept per line (more are counted only) */
 
 /* ---------------------------------------------------------------- line reader */
 
@@ -173,7 +173,8 @@ static int parse_ll(const char *s, long long *out)
 static ct_status parse_count(reader *r, const char *s, const char *what, long long *out)
 {
     if (!parse_ll(s, out)) return rerr(r, "cannot parse %s '%.40s'", what, s);
-    if (*out < 0 || *out > MAX_COUNT) return rerr(r, "%s %lld is out of range (0..%d)", what, *out, MAX_COUNT);
+    if (*out < 0 || *out > MAX_COUNT)
+        return rerr(r, "%s %lld is out of range (0..%d)", what, *out, MAX_COUNT);
     return CT_OK;
 }
 
@@ -264,7 +265,8 @@ static ct_status build_mesh(reader *r, ct_mesh *m, int dim, const double *P, con
     }
     for (size_t i = 0; i < np; ++i)
         if (map[i] >= 0)
-            for (int k = 0; k < dim; ++k) m->X[(size_t)map[i] * (size_t)dim + (size_t)k] = P[3 * i + (size_t)k];
+            for (int k = 0; k < dim; ++k)
+                m->X[(size_t)map[i] * (size_t)dim + (size_t)k] = P[3 * i + (size_t)k];
     for (size_t i = 0; i < ncells * (size_t)nper; ++i) c[i] = map[cells[i]];
     free(map);
     if (is_elem) {
@@ -302,10 +304,10 @@ static int cmp_tag_rec(const void *pa, const void *pb)
 }
 
 typedef struct {
-    int version; /* 2 or 4 */
-    vec tags;    /* long long per node */
-    vec P;       /* 3 doubles per node */
-    vec pline;   /* int line per node */
+    int version;     /* 2 or 4 */
+    vec tags;        /* long long per node */
+    vec P;           /* 3 doubles per node */
+    vec pline;       /* int line per node */
     tag_rec *lookup; /* sorted by tag, after $Nodes */
     int have_nodes, have_elems;
     vec cell[3]; /* node indices: [0] lines (2), [1] triangles (3), [2] tets (4) */
@@ -359,7 +361,8 @@ static ct_status need_end(reader *r, const char *name, const char *hint)
 }
 
 /* A line inside a counted block must not be a section marker. */
-static ct_status need_record(reader *r, toks *t, const char *section, long long i, long long n, const char *what)
+static ct_status need_record(reader *r, toks *t, const char *section, long long i, long long n,
+                             const char *what)
 {
     char *s;
     ct_status st = need_line(r, &s, section);
@@ -423,12 +426,15 @@ static ct_status gmsh_nodes_v4(reader *r, gmsh_state *g)
     ct_status st = need_line(r, &s, "Nodes");
     if (st != CT_OK) return st;
     tokenize(s, &t);
-    if (t.ntok != 4) return rerr(r, "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag', found %d values", t.ntok);
+    if (t.ntok != 4)
+        return rerr(r, "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag', found %d values", t.ntok);
     if ((st = parse_count(r, t.tok[0], "entity block count", &nblocks)) != CT_OK) return st;
     if ((st = parse_count(r, t.tok[1], "node count", &n)) != CT_OK) return st;
     for (long long b = 0; b < nblocks; ++b) {
         if ((st = need_record(r, &t, "Nodes", b, nblocks, "node blocks")) != CT_OK) return st;
-        if (t.ntok != 4) return rerr(r, "expected 'entityDim entityTag parametric numNodesInBlock', found %d values", t.ntok);
+        if (t.ntok != 4)
+            return rerr(r, "expected 'entityDim entityTag parametric numNodesInBlock', found %d values",
+                        t.ntok);
         long long edim, param, nb;
         if (!parse_ll(t.tok[0], &edim) || edim < 0 || edim > 3)
             return rerr(r, "invalid entity dimension '%.40s'", t.tok[0]);
@@ -535,13 +541,15 @@ static ct_status gmsh_elements_v4(reader *r, gmsh_state *g)
     if (st != CT_OK) return st;
     tokenize(s, &t);
     if (t.ntok != 4)
-        return rerr(r, "expected 'numEntityBlocks numElements minElementTag maxElementTag', found %d values", t.ntok);
+        return rerr(r, "expected 'numEntityBlocks numElements minElementTag maxElementTag', found %d values",
+                    t.ntok);
     if ((st = parse_count(r, t.tok[0], "entity block count", &nblocks)) != CT_OK) return st;
     if ((st = parse_count(r, t.tok[1], "element count", &n)) != CT_OK) return st;
     for (long long b = 0; b < nblocks; ++b) {
         if ((st = need_record(r, &t, "Elements", b, nblocks, "element blocks")) != CT_OK) return st;
         if (t.ntok != 4)
-            return rerr(r, "expected 'entityDim entityTag elementType numElementsInBlock', found %d values", t.ntok);
+            return rerr(r, "expected 'entityDim entityTag elementType numElementsInBlock', found %d values",
+                        t.ntok);
         long long type, nb;
         if (!parse_ll(t.tok[2], &type)) return rerr(r, "cannot parse element type '%.40s'", t.tok[2]);
         if ((st = parse_count(r, t.tok[3], "block element count", &nb)) != CT_OK) return st;
@@ -554,7 +562,8 @@ static ct_status gmsh_elements_v4(reader *r, gmsh_state *g)
                 g->nignored++;
                 continue;
             }
-            if (t.ntok != nn + 1) return rerr(r, "element type %lld needs %d nodes, found %d", type, nn, t.ntok - 1);
+            if (t.ntok != nn + 1)
+                return rerr(r, "element type %lld needs %d nodes, found %d", type, nn, t.ntok - 1);
             long long tag;
             if (!parse_ll(t.tok[0], &tag)) return rerr(r, "cannot parse element tag '%.40s'", t.tok[0]);
             if ((st = gmsh_add_elem(r, g, nn, t.tok + 1)) != CT_OK) return st;
@@ -573,7 +582,8 @@ static ct_status gmsh_skip_section(reader *r, const char *name)
     while ((rc = next_line(r, &s)) == 1) {
         toks t;
         tokenize(s, &t);
-        if (t.ntok >= 1 && t.tok[0][0] == '$' && !strncmp(t.tok[0] + 1, "End", 3) && !strcmp(t.tok[0] + 4, name))
+        if (t.ntok >= 1 && t.tok[0][0] == '$' && !strncmp(t.tok[0] + 1, "End", 3) &&
+            !strcmp(t.tok[0] + 4, name))
             return CT_OK;
     }
     if (rc < 0) return CT_EINPUT;
@@ -660,17 +670,20 @@ static ct_status gmsh_parse(reader *r, gmsh_state *g, int dim, ct_mesh *m)
     } else if (dim == 2 && g->cell[0].n) {
         cells = &g->cell[0], nper = 2, is_elem = 0;
     } else {
-        return rerr(r, "no %s found (%lld elements of other types ignored)",
-                    dim == 3 ? "tetrahedra (type 4) or triangles (type 2)" : "triangles (type 2) or lines (type 1)",
-                    g->nignored + (long long)(g->cell[0].n / 2) + (long long)(dim == 3 ? 0 : g->cell[2].n / 4));
+        return rerr(
+            r, "no %s found (%lld elements of other types ignored)",
+            dim == 3 ? "tetrahedra (type 4) or triangles (type 2)" : "triangles (type 2) or lines (type 1)",
+            g->nignored + (long long)(g->cell[0].n / 2) + (long long)(dim == 3 ? 0 : g->cell[2].n / 4));
     }
-    return build_mesh(r, m, dim, g->P.p, g->pline.p, g->tags.n, cells->p, cells->n / (size_t)nper, nper, is_elem);
+    return build_mesh(r, m, dim, g->P.p, g->pline.p, g->tags.n, cells->p, cells->n / (size_t)nper, nper,
+                      is_elem);
 }
 
 ct_status ct_mesh_read_gmsh(ct_mesh *m, const char *path, int dim, ct_diag *diag)
 {
     ct_mesh_init(m);
-    if (dim != 2 && dim != 3) return ct_diag_add(diag, CT_EINPUT, "%s: dimension must be 2 or 3 (got %d)", path, dim);
+    if (dim != 2 && dim != 3)
+        return ct_diag_add(diag, CT_EINPUT, "%s: dimension must be 2 or 3 (got %d)", path, dim);
     reader r;
     ct_status st = reader_open(&r, path, diag);
     if (st != CT_OK) return st;
@@ -692,13 +705,12 @@ ct_status ct_mesh_read_gmsh(ct_mesh *m, const char *path, int dim, ct_diag *diag
 /* Statements we accept and ignore. */
 static int obj_ignored(const char *kw)
 {
-    static const char *const ign[] = {"vt", "vn", "vp", "g", "o", "s", "usemtl", "mtllib", "l", "p",
-                                      "cstype", "deg", "bmat", "step", "curv", "curv2", "surf", "parm",
-                                      "trim", "hole", "scrv", "sp", "end", "con", "mg", "bevel",
-                                      "c_interp", "d_interp", "lod", "shadow_obj", "trace_obj", "maplib",
-                                      "usemap"};
-    for (size_t i = 0; i < sizeof ign / sizeof ign[0]; ++i)
-        if (!strcmp(kw, ign[i])) return 1;
+    static const char ign[] = " vt vn vp g o s usemtl mtllib l p cstype deg bmat step curv curv2 surf parm"
+                              " trim hole scrv sp end con mg bevel c_interp d_interp lod shadow_obj"
+                              " trace_obj maplib usemap ";
+    size_t n = strlen(kw); /* kw is a non-empty token without blanks */
+    for (const char *p = strstr(ign, kw); p; p = strstr(p + 1, kw))
+        if (p[-1] == ' ' && p[n] == ' ') return 1;
     return 0;
 }
 
@@ -739,7 +751,8 @@ static ct_status obj_parse(reader *r, vec *P, vec *pline, vec *tri, vec *tline)
         if (t.ntok == 0) continue;
         const char *kw = t.tok[0];
         if (!strcmp(kw, "v")) {
-            if (t.ntok < 4 || t.ntok > 8) return rerr(r, "expected 'v x y z [w | r g b]', found %d values", t.ntok - 1);
+            if (t.ntok < 4 || t.ntok > 8)
+                return rerr(r, "expected 'v x y z [w | r g b]', found %d values", t.ntok - 1);
             if (P->n / 3 >= MAX_COUNT) return rerr(r, "too many vertices");
             double *x = vec_push(P, 3);
             int *pl = vec_push(pline, 1);
@@ -845,7 +858,8 @@ ct_status ct_mesh_read(ct_mesh *m, const char *path, int dim, ct_diag *diag)
     if (!path) return ct_diag_add(diag, CT_EINPUT, "mesh: no path given");
     if (ext_is(path, "msh")) return ct_mesh_read_gmsh(m, path, dim, diag);
     if (ext_is(path, "obj")) {
-        if (dim != 3) return ct_diag_add(diag, CT_EINPUT, "%s: OBJ meshes are 3D surfaces (dim is %d)", path, dim);
+        if (dim != 3)
+            return ct_diag_add(diag, CT_EINPUT, "%s: OBJ meshes are 3D surfaces (dim is %d)", path, dim);
         return ct_mesh_read_obj(m, path, diag);
     }
     return ct_diag_add(diag, CT_EINPUT, "%s: unsupported mesh format (expected .msh or .obj)", path);

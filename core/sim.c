@@ -257,9 +257,16 @@ static ct_status build_state(ct_sim *s, ct_diag *diag)
         } else {
             memcpy(s->Q + (size_t)B->q_off * dim, B->mesh.X, (size_t)B->nq * dim * sizeof(double));
             st = ct_dofs_add_full(&s->dofs, B->nx);
-            if (st == CT_OK && !B->kinematic && B->mesh.ne > 0)
-                st = ct_elastic_add(&s->el, dim, B->mesh.ne, B->mesh.elem, B->mesh.X, B->q_off, NULL,
+            if (st == CT_OK && !B->kinematic && B->mesh.ne > 0) {
+                /* the same volume formula as the embedded path, so that an embedding with
+                 * J = I reproduces this body bit for bit */
+                double *vol = malloc(((size_t)B->mesh.ne + 1) * sizeof *vol);
+                if (!vol) return CT_ENOMEM;
+                for (int e = 0; e < B->mesh.ne; ++e) vol[e] = ct_mesh_elem_volume(&B->mesh, B->mesh.X, e);
+                st = ct_elastic_add(&s->el, dim, B->mesh.ne, B->mesh.elem, B->mesh.X, B->q_off, vol,
                                     &bs->material, diag);
+                free(vol);
+            }
         }
         if (st != CT_OK) return st;
     }

@@ -1,0 +1,410 @@
+/* scene.c — the scene schema (DESIGN §5): a JSON file -> struct ct_scene.
+ *
+ * Reading goes through the strict helpers of scene_json.h, which report every problem
+ * with its JSON pointer and write defaults back into the tree; after a clean pass the
+ * tree, pretty-printed, is the resolved scene. The functions follow the schema top-down,
+ * one per JSON object type; bodies and obstacles are in scene_body.c.
+ */
+#include "contactlab/ct_scene.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "scene_body.h"
+#include "scene_json.h"
+
+static const char *const components2[] = {"x", "y", "all", "norm", NULL};
+static const char *const components3[] = {"x", "y", "z", "all", "norm", NULL};
+
+/* ---------------- probes ---------------- */
+
+static int valid_probe_name(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; ++s)
+        if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '-')) return 0;
+    return 1;
+}
+
+/* "pair": [name, name] -> two distinct participant indices. */
+static void read_pair(sj *c, json_t *o, const ct_scene *sc, int pair[2])
+{
+    json_t *a = json_object_get(o, "pair");
+    if (!a) {
+        sj_error(c, NULL, "missing required key \"pair\"");
+        return;
+    }
+    if (!json_is_array(a) || json_array_size(a) != 2) {
+        sj_error(c, "pair", "expected an array of two body or obstacle names");
+        return;
+    }
+    sj_push(c, "pair");
+    int ok = 1;
+    for (size_t k = 0; k < 2; ++k) {
+        json_t *v = json_array_get(a, k);
+        char tok[24];
+        snprintf(tok, sizeof tok, "%zu", k);
+        if (!json_is_string(v)) {
+            sj_error(c, tok, "expected a body or obstacle name (got %s)", sj_type_name(v));
+            ok = 0;
+        } else if ((pair[k] = ct_scene_participant(sc, json_string_value(v))) < 0) {
+            sj_error(c, tok, "no body or obstacle named \"%s\"", json_string_value(v));
+            ok = 0;
+        }
+    }
+    if (ok && pair[0] == pair[1]) sj_error(c, NULL, "the two participants must differ");
+    else if (ok && pair[0] >= sc->nbodies && pair[1] >= sc->nbodies)
+        sj_error(c, NULL, "at least one participant must be a body (obstacles do not interact)");
+    sj_pop(c);
+}
+
+static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
+{
+    static const char *const quantities[] = {"mean_displacement", "mean_position", "mean_velocity", "reaction",
+                                             "force", "energy", NULL};
+    static const ct_probe_kind kinds[] = {CT_PROBE_MEAN_DISPLACEMENT, CT_PROBE_MEAN_POSITION,
+                                          CT_PROBE_MEAN_VELOCITY, CT_PROBE_REACTION, CT_PROBE_FORCE,
+                                          CT_PROBE_ENERGY};
+    static const char *const select_keys[] = {"name", "quantity", "select", "component", NULL};
+    static const char *const force_keys[] = {"name", "quantity", "category", "pair", "component", NULL};
+    static const char *const energy_keys[] = {"name", "quantity", "energy", NULL};
+    static const char *const energies[] = {"kinetic", "elastic", "gravity", "external", "contact", "total", NULL};
+    ct_probe_spec *p = &sc->probes[i];
+    const char *name;
+    if (sj_string(c, o, "name", SJ_REQUIRED, NULL, &name)) {
+        if (!valid_probe_name(name))
+            sj_error(c, "name", "must be a non-empty name of letters, digits, '_', '.', '-' (got \"%s\")", name);
+        for (int k = 0; k < i; ++k)
+            if (sc->probes[k].name && strcmp(sc->probes[k].name, name) == 0) {
+                sj_error(c, "name", "duplicate probe name \"%s\" (also at /probes/%d/name)", name, k);
+                break;
+            }
+        p->name = sj_strdup(c, name);
+    }
+    int q = 0;
+    if (!sj_enum(c, o, "quantity", SJ_REQUIRED, quantities, 0, &q)) return;
+    p->kind = kinds[q];
+    p->component = CT_COMPONENT_ALL;
+    if (p->kind == CT_PROBE_ENERGY) {
+        int e = 0;
+        sj_check_keys(c, o, energy_keys);
+        if (sj_enum(c, o, "energy", SJ_REQUIRED, energies, 0, &e)) p->energy = (ct_energy_kind)e;
+        return;
+    }
+    if (p->kind == CT_PROBE_FORCE) {
+        sj_check_keys(c, o, force_keys);
+        const char *cat;
+        if (sj_string(c, o, "category", SJ_REQUIRED, NULL, &cat) &&
+            ct_force_category_from_name(cat, &p->category) != 0) {
+            char list[256] = "";
+            size_t n = 0;
+            for (int k = 0; k < CT_FORCE_NCAT && n < sizeof list; ++k)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "",
+                                      ct_force_category_name((ct_force_category)k));
+            sj_error(c, "category", "must be one of: %s (got \"%s\")", list, cat);
+        }
+        read_pair(c, o, sc, p->pair);
+    } else {
+        sj_check_keys(c, o, select_keys);
+        scene_read_selector(c, o, "select", sc, -1, &p->sel);
+    }
+    int comp = 0;
+    const char *const *names = sc->dim == 2 ? components2 : components3;
+    if (sj_enum(c, o, "component", SJ_OPTIONAL, names, sc->dim == 2 ? 2 : 3, &comp)) {
+        const char *s = names[comp];
+        p->component = strcmp(s, "all") == 0 ? CT_COMPONENT_ALL : strcmp(s, "norm") == 0 ? CT_COMPONENT_NORM : comp;
+    }
+}
+
+static void read_probes(sj *c, json_t *root, ct_scene *sc)
+{
+    json_t *a = sj_enter_array(c, root, "probes", SJ_OPTIONAL, 0);
+    if (!a) return;
+    size_t n = json_array_size(a);
+    if (!(sc->probes = calloc(n + 1, sizeof *sc->probes))) {
+        c->oom = 1;
+        sj_pop(c);
+        return;
+    }
+    sc->nprobes = (int)n;
+    for (size_t i = 0; i < n; ++i) {
+        json_t *o = sj_enter_elem(c, a, i, NULL); /* keys depend on the quantity */
+        if (!o) continue;
+        read_probe(c, o, sc, (int)i);
+        sj_pop(c);
+    }
+    sj_pop(c);
+}
+
+/* ---------------- top level ---------------- */
+
+static void read_time(sj *c, json_t *root, ct_scene *sc)
+{
+    static const char *const keys[] = {"dt", "duration", "integrator", NULL};
+    static const char *const integrators[] = {"implicit_euler", "static", NULL};
+    json_t *t = sj_enter(c, root, "time", SJ_REQUIRED, keys);
+    if (!t) return;
+    int dt_ok = sj_real(c, t, "dt", SJ_REQUIRED, 0, SJ_GT(0), &sc->dt);
+    if (sj_real(c, t, "duration", SJ_REQUIRED, 0, SJ_GT(0), &sc->duration) && dt_ok && sc->duration < sc->dt)
+        sj_error(c, "duration", "must be >= dt (got %g < %g)", sc->duration, sc->dt);
+    int integ = 0;
+    sj_enum(c, t, "integrator", SJ_OPTIONAL, integrators, 0, &integ);
+    sc->integrator = (ct_integrator)integ;
+    sj_pop(c);
+}
+
+static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
+{
+    static const char *const keys[] = {"newton_tol", "max_newton_iters", "friction_iters", "friction_tol",
+                                       "threads", "project_psd", "max_line_search", NULL};
+    json_t *o = sj_enter(c, root, "solver", SJ_OPTIONAL, keys);
+    if (!o) return;
+    sj_real(c, o, "newton_tol", SJ_OPTIONAL, 1e-2, SJ_GT(0), &s->newton_tol);
+    sj_int(c, o, "max_newton_iters", SJ_OPTIONAL, 200, 1, INT_MAX, &s->max_newton_iters);
+    if (sj_int(c, o, "friction_iters", SJ_OPTIONAL, 1, -1, INT_MAX, &s->friction_iters) && s->friction_iters == 0)
+        sj_error(c, "friction_iters", "must be -1 (until converged) or >= 1 (got 0)");
+    sj_real(c, o, "friction_tol", SJ_OPTIONAL, 1e-4, SJ_GT(0), &s->friction_tol);
+    sj_int(c, o, "threads", SJ_OPTIONAL, 0, 0, INT_MAX, &s->threads);
+    sj_bool(c, o, "project_psd", SJ_OPTIONAL, 1, &s->project_psd);
+    sj_int(c, o, "max_line_search", SJ_OPTIONAL, 40, 1, INT_MAX, &s->max_line_search);
+    sj_pop(c);
+}
+
+static void read_contact(sj *c, json_t *root, ct_scene *sc)
+{
+    static const char *const own_keys[] = {"model", NULL};
+    json_t *o = sj_enter(c, root, "contact", SJ_OPTIONAL, NULL); /* keys: the model's parameters */
+    if (!o) return;
+    const char *name;
+    if (sj_string(c, o, "model", SJ_OPTIONAL, "none", &name)) {
+        const ct_model_type *m = ct_model_find(name);
+        if (!m) {
+            char list[512] = "";
+            size_t n = 0;
+            for (int k = 0; ct_model_registry[k] && n < sizeof list; ++k)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", ct_model_registry[k]->name);
+            sj_error(c, "model", "unknown contact model \"%s\" (registered: %s)", name, list);
+        } else {
+            sc->model = m;
+            sc->model_name = sj_strdup(c, m->name);
+            sj_read_params(c, o, m->params, own_keys, &sc->params);
+        }
+    }
+    sj_pop(c);
+}
+
+static void read_output(sj *c, json_t *root, ct_scene *sc)
+{
+    static const char *const keys[] = {"file", "frames_every", "flush_every", NULL};
+    json_t *o = sj_enter(c, root, "output", SJ_OPTIONAL, keys);
+    if (!o) return;
+    const char *file = NULL;
+    if (sj_string(c, o, "file", SJ_OPTIONAL, NULL, &file) && file) {
+        if (!file[0]) sj_error(c, "file", "must not be empty");
+        sc->output_file = sj_strdup(c, file);
+    }
+    sj_int(c, o, "frames_every", SJ_OPTIONAL, 10, 0, INT_MAX, &sc->frames_every);
+    sj_int(c, o, "flush_every", SJ_OPTIONAL, 10, 1, INT_MAX, &sc->flush_every);
+    sj_pop(c);
+}
+
+static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_name)
+{
+    static const char *const keys[] = {"name", "dim", "time", "gravity", "solver", "contact", "bodies",
+                                       "obstacles", "probes", "output", NULL};
+    if (!json_is_object(root)) {
+        sj_error(c, NULL, "expected an object (got %s)", sj_type_name(root));
+        return;
+    }
+    sj_check_keys(c, root, keys);
+    const char *name;
+    if (sj_string(c, root, "name", SJ_OPTIONAL, default_name, &name)) {
+        if (!name[0] || strchr(name, '/'))
+            sj_error(c, "name", "must be a non-empty name without '/' (got \"%s\")", name);
+        sc->name = sj_strdup(c, name);
+    }
+    int dim = 0;
+    if (sj_int(c, root, "dim", SJ_REQUIRED, 0, INT_MIN, INT_MAX, &dim)) {
+        if (dim == 2 || dim == 3)
+            sc->dim = dim;
+        else
+            sj_error(c, "dim", "must be 2 or 3 (got %d)", dim);
+    }
+    /* with a bad dim, vectors are checked for 2 or 3 components only */
+    read_time(c, root, sc);
+    sj_vec(c, root, "gravity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, sc->gravity);
+    read_solver(c, root, &sc->solver);
+    read_contact(c, root, sc);
+    scene_read_bodies(c, root, sc);
+    scene_read_obstacles(c, root, sc);
+    scene_check_participant_names(c, sc);
+    read_probes(c, root, sc);
+    read_output(c, root, sc);
+}
+
+/* ---------------- entry points ---------------- */
+
+void ct_scene_init(ct_scene *sc) { memset(sc, 0, sizeof *sc); }
+
+static void free_mesh_spec(ct_mesh_spec *m)
+{
+    free(m->path);
+    free(m->points);
+    free(m->json_path);
+}
+
+void ct_scene_free(ct_scene *sc)
+{
+    if (!sc) return;
+    for (int b = 0; b < sc->nbodies && sc->bodies; ++b) {
+        ct_body_spec *bs = &sc->bodies[b];
+        free(bs->name);
+        free_mesh_spec(&bs->mesh);
+        free_mesh_spec(&bs->coarse);
+        for (int k = 0; k < bs->nfixed && bs->fixed; ++k) {
+            free(bs->fixed[k].sel.indices);
+            free(bs->fixed[k].seg);
+        }
+        free(bs->fixed);
+        for (int k = 0; k < bs->nloads && bs->loads; ++k) free(bs->loads[k].sel.indices);
+        free(bs->loads);
+    }
+    free(sc->bodies);
+    for (int k = 0; k < sc->nobstacles && sc->obstacles; ++k) free(sc->obstacles[k].name);
+    free(sc->obstacles);
+    for (int k = 0; k < sc->nprobes && sc->probes; ++k) {
+        free(sc->probes[k].name);
+        free(sc->probes[k].sel.indices);
+    }
+    free(sc->probes);
+    ct_params_free(&sc->params);
+    free(sc->path);
+    free(sc->dir);
+    free(sc->name);
+    free(sc->model_name);
+    free(sc->output_file);
+    free(sc->resolved_json);
+    ct_scene_init(sc);
+}
+
+/* Base name of path without a ".json" suffix (caller frees). */
+static char *default_scene_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".json") == 0) n -= 5;
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, base, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+/* Parse `len` bytes of JSON text and validate them into sc (already holding path/dir). */
+static ct_status parse_buffer(ct_scene *sc, const char *text, size_t len, const char *const *overrides,
+                              int noverrides, ct_diag *diag)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return ct_diag_add(diag, CT_EINPUT, "%s:%d:%d: JSON syntax error: %s", sc->path, jerr.line, jerr.column,
+                           jerr.text);
+    int bad_overrides = 0;
+    for (int i = 0; i < noverrides; ++i) {
+        if (!json_is_object(root)) break;
+        if (overrides[i] && sj_apply_override(root, overrides[i], diag) != 0) bad_overrides++;
+    }
+
+    sj c;
+    sj_init(&c, sc->path, diag);
+    char *default_name = default_scene_name(sc->path);
+    if (!default_name) c.oom = 1;
+    else read_scene(&c, root, sc, default_name);
+    free(default_name);
+
+    ct_status st = CT_OK;
+    if (c.oom) st = ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", sc->path);
+    else if (c.nerr || bad_overrides) st = CT_EINPUT;
+    if (st == CT_OK) {
+        sc->resolved_json = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+        if (!sc->resolved_json) st = ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", sc->path);
+    }
+    json_decref(root);
+    return st;
+}
+
+static ct_status set_origin(ct_scene *sc, const char *path, const char *dir, ct_diag *diag)
+{
+    ct_scene_init(sc);
+    sc->path = strdup(path);
+    sc->dir = strdup(dir);
+    if (!sc->path || !sc->dir) return ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", path);
+    return CT_OK;
+}
+
+ct_status ct_scene_parse(ct_scene *sc, const char *text, const char *name, const char *base_dir,
+                         const char *const *overrides, int noverrides, ct_diag *diag)
+{
+    ct_status st = set_origin(sc, name ? name : "<string>", base_dir ? base_dir : ".", diag);
+    if (st != CT_OK) return st;
+    if (!text) return ct_diag_add(diag, CT_EINPUT, "%s: no scene text", sc->path);
+    return parse_buffer(sc, text, strlen(text), overrides, noverrides, diag);
+}
+
+ct_status ct_scene_load(ct_scene *sc, const char *path, const char *const *overrides, int noverrides,
+                        ct_diag *diag)
+{
+    /* the folder of the scene file, for relative mesh paths */
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) : 1;
+    char *dir = malloc(dlen + 1);
+    if (!dir) return ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", path);
+    if (!slash) strcpy(dir, ".");
+    else if (dlen == 0) strcpy(dir, "/");
+    else {
+        memcpy(dir, path, dlen);
+        dir[dlen] = '\0';
+    }
+    ct_status st = set_origin(sc, path, dir, diag);
+    free(dir);
+    if (st != CT_OK) return st;
+
+    /* read the whole file */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return ct_diag_add(diag, CT_EINPUT, "%s: cannot open: %s", path, strerror(EISDIR));
+    FILE *f = fopen(path, "rb");
+    if (!f) return ct_diag_add(diag, CT_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap) break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int read_error = ferror(f);
+    int err = errno;
+    fclose(f);
+    if (!buf) return ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", path);
+    if (read_error) {
+        free(buf);
+        return ct_diag_add(diag, CT_EINPUT, "%s: cannot read: %s", path, strerror(err));
+    }
+    st = parse_buffer(sc, buf, len, overrides, noverrides, diag);
+    free(buf);
+    return st;
+}

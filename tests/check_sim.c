@@ -1,0 +1,422 @@
+/* check_sim.c — the time-stepping core against closed forms: free fall (implicit Euler
+ * recurrence), a bar hanging under gravity (rho g L^2 / 2E), rigid-motion invariance,
+ * the embedding (J = I bitwise, coinciding permuted fine mesh), determinism. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "contactlab/ct_scene.h"
+#include "contactlab/ct_sim.h"
+#include "ct_test_util.h"
+
+/* Parse a scene from text and build the simulation; fails the test on error. */
+static ct_sim *make_sim(ct_scene *sc, const char *json, const char *base_dir)
+{
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_scene_init(sc);
+    ct_status st = ct_scene_parse(sc, json, "test.json", base_dir ? base_dir : ".", NULL, 0, &d);
+    if (st != CT_OK) ct_diag_print(&d, stderr, "scene: ");
+    ck_assert_int_eq(st, CT_OK);
+    ct_sim *sim = NULL;
+    st = ct_sim_create(&sim, sc, &d);
+    if (st != CT_OK) ct_diag_print(&d, stderr, "sim: ");
+    ck_assert_int_eq(st, CT_OK);
+    ct_diag_free(&d);
+    return sim;
+}
+
+static void run_steps(ct_sim *sim, int n)
+{
+    ct_diag d;
+    ct_diag_init(&d);
+    for (int i = 0; i < n; ++i) {
+        ct_status st = ct_sim_step(sim, &d);
+        if (st != CT_OK) ct_diag_print(&d, stderr, "step: ");
+        ck_assert_int_eq(st, CT_OK);
+    }
+    ct_diag_free(&d);
+}
+
+/* ---- free fall: x_n = x_0 + n h v0 + h^2 g n(n+1)/2 exactly for implicit Euler ---- */
+static void free_fall(int dim)
+{
+    char json[2048];
+    if (dim == 3)
+        snprintf(json, sizeof json,
+                 "{\"dim\":3,\"time\":{\"dt\":0.01,\"duration\":0.5},\"gravity\":[0.5,-9.81,0.25],"
+                 "\"solver\":{\"newton_tol\":1e-9},"
+                 "\"bodies\":[{\"name\":\"b\",\"mesh\":{\"generator\":\"box\",\"size\":[0.3,0.2,0.1],"
+                 "\"cells\":[3,2,2]},\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":1000},"
+                 "\"velocity\":[1,2,-0.5]}]}");
+    else
+        snprintf(json, sizeof json,
+                 "{\"dim\":2,\"time\":{\"dt\":0.01,\"duration\":0.5},\"gravity\":[0.5,-9.81],"
+                 "\"solver\":{\"newton_tol\":1e-9},"
+                 "\"bodies\":[{\"name\":\"b\",\"mesh\":{\"generator\":\"rect\",\"size\":[0.3,0.2],"
+                 "\"cells\":[3,2]},\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":1000},"
+                 "\"velocity\":[1,2]}]}");
+    ct_scene sc;
+    ct_sim *sim = make_sim(&sc, json, NULL);
+    int n = sim->nsteps;
+    run_steps(sim, n);
+    double h = sc.dt, worst = 0.0;
+    double v0[3] = {1, 2, -0.5};
+    for (int k = 0; k < sim->nx; ++k)
+        for (int c = 0; c < dim; ++c) {
+            double X = sim->X[k * dim + c];
+            double expect = X + n * h * v0[c] + h * h * sc.gravity[c] * n * (n + 1) / 2.0;
+            double disp = expect - X;
+            double err = fabs(sim->x[k * dim + c] - expect) / fmax(fabs(disp), 1e-3);
+            worst = fmax(worst, err);
+        }
+    printf("free fall %dD: %d steps, max relative error %.3e\n", dim, n, worst);
+    ck_assert_double_lt(worst, 1e-10);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+}
+
+START_TEST(test_free_fall_2d) { free_fall(2); }
+END_TEST
+START_TEST(test_free_fall_3d) { free_fall(3); }
+END_TEST
+
+/* ---- hanging bar, static, small strain: tip displacement -> rho g L^2 / (2E) ----
+ * With nu = 0 the exact linear-elastic solution is uniaxial (u_y quadratic in y, no
+ * lateral motion), so clamping the top face does not perturb it; the strain rho g L / E
+ * is 1e-5, so geometric nonlinearity contributes ~1e-5 relative. */
+START_TEST(test_hanging_bar)
+{
+    const double rho = 1000, g = 9.81, L = 1.0, E = 1e9;
+    const double exact = rho * g * L * L / (2 * E);
+    int ns[] = {2, 4, 8, 16};
+    double err[4];
+    printf("hanging bar (3D, neo-Hookean, nu = 0): exact tip displacement %.6e m\n", exact);
+    printf("  cells along L   tip displacement   relative error\n");
+    for (int i = 0; i < 4; ++i) {
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"dim\":3,\"time\":{\"dt\":1,\"duration\":1,\"integrator\":\"static\"},\"gravity\":[0,-%g,0],"
+                 "\"solver\":{\"newton_tol\":1e-12},"
+                 "\"bodies\":[{\"name\":\"bar\",\"mesh\":{\"generator\":\"box\",\"size\":[0.1,%g,0.1],"
+                 "\"cells\":[2,%d,2]},\"material\":{\"E\":%g,\"nu\":0,\"density\":%g},"
+                 "\"fixed\":{\"select\":{\"side\":\"+y\"}}}]}",
+                 g, L, ns[i], E, rho);
+        ct_scene sc;
+        ct_sim *sim = make_sim(&sc, json, NULL);
+        run_steps(sim, 1);
+        /* mean y-displacement of the free end (-y face) */
+        ct_selector sel = {.body = 0, .kind = CT_SEL_SIDE, .axis = 1, .sign = -1, .tol = 1e-6};
+        int *idx, m;
+        ck_assert_int_eq(ct_sim_select(sim, &sel, 0, &idx, &m), CT_OK);
+        double u = 0;
+        for (int k = 0; k < m; ++k) u += sim->x[idx[k] * 3 + 1] - sim->X[idx[k] * 3 + 1];
+        u = -u / m;
+        free(idx);
+        err[i] = fabs(u - exact) / exact;
+        printf("  %13d   %.9e    %.3e\n", ns[i], u, err[i]);
+        ct_sim_destroy(sim);
+        ct_scene_free(&sc);
+    }
+    /* converges toward the analytic value */
+    ck_assert_double_lt(err[3], 0.01);
+    ck_assert_double_lt(err[3], err[0]);
+}
+END_TEST
+
+/* ---- reaction force of the clamp equals the weight (static equilibrium) ---- */
+START_TEST(test_reaction_equals_weight)
+{
+    const char *json = "{\"dim\":2,\"time\":{\"dt\":1,\"duration\":1,\"integrator\":\"static\"},"
+                       "\"gravity\":[0,-9.81],\"solver\":{\"newton_tol\":1e-12},"
+                       "\"bodies\":[{\"name\":\"bar\",\"mesh\":{\"generator\":\"rect\",\"size\":[0.2,1],"
+                       "\"cells\":[2,8]},\"material\":{\"E\":1e7,\"nu\":0.3,\"density\":500},"
+                       "\"fixed\":{\"select\":{\"side\":\"+y\"}}}]}";
+    ct_scene sc;
+    ct_sim *sim = make_sim(&sc, json, NULL);
+    run_steps(sim, 1);
+    double R[3];
+    ct_sim_reaction(sim, NULL, R);
+    double W = 500 * 0.2 * 1.0 * 9.81; /* mass per unit thickness times g */
+    printf("reaction: (%.12g, %.12g), weight %.12g\n", R[0], R[1], W);
+    ck_assert_double_lt(fabs(R[1] - W) / W, 1e-9);
+    ck_assert_double_lt(fabs(R[0]) / W, 1e-9);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+}
+END_TEST
+
+/* ---- elastic energy invariant under rigid motion of a whole deformed mesh ---- */
+START_TEST(test_energy_rigid_invariance)
+{
+    static const char *mats[] = {"neo_hookean", "fixed_corotated", "linear_corotated", "stvk"};
+    for (int mi = 0; mi < 4; ++mi) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"dim\":3,\"time\":{\"dt\":0.01,\"duration\":0.01},\"bodies\":[{\"name\":\"b\","
+                 "\"mesh\":{\"generator\":\"box\",\"size\":[1,0.5,0.25],\"cells\":[4,2,2]},"
+                 "\"material\":{\"model\":\"%s\",\"E\":1e6,\"nu\":0.35,\"density\":1000}}]}",
+                 mats[mi]);
+        ct_scene sc;
+        ct_sim *sim = make_sim(&sc, json, NULL);
+        int n = sim->nq * 3;
+        double *q = malloc(n * sizeof *q), *r = malloc(n * sizeof *r);
+        srand(7);
+        for (int i = 0; i < n; ++i) q[i] = sim->Q[i] * (1.0 + 0.2 * (i % 3)) + 0.02 * ((double)rand() / RAND_MAX - 0.5);
+        /* rotation about (1,2,3)/|.| by 0.7 rad, then translation */
+        double k[3] = {1, 2, 3}, nk = sqrt(14.0), a = 0.7, c = cos(a), s = sin(a);
+        for (int j = 0; j < 3; ++j) k[j] /= nk;
+        for (int v = 0; v < sim->nq; ++v) {
+            double *p = q + 3 * v, *o = r + 3 * v;
+            double kp = k[0] * p[0] + k[1] * p[1] + k[2] * p[2];
+            double cx[3] = {k[1] * p[2] - k[2] * p[1], k[2] * p[0] - k[0] * p[2], k[0] * p[1] - k[1] * p[0]};
+            for (int j = 0; j < 3; ++j) o[j] = p[j] * c + cx[j] * s + k[j] * kp * (1 - c) + (j + 1) * 3.5;
+        }
+        double E0 = ct_elastic_energy(&sim->el, q), E1 = ct_elastic_energy(&sim->el, r);
+        double rel = fabs(E1 - E0) / E0;
+        printf("rigid invariance %s: E = %.15g, rel. change %.3e\n", mats[mi], E0, rel);
+        ck_assert_double_gt(E0, 0);
+        ck_assert_double_lt(rel, 1e-12);
+        free(q);
+        free(r);
+        ct_sim_destroy(sim);
+        ct_scene_free(&sc);
+    }
+}
+END_TEST
+
+/* ---- embedding: coarse = fine gives J = I and bitwise the same trajectory ---- */
+static const char *bar_scene(char *buf, size_t n, const char *dofs)
+{
+    snprintf(buf, n,
+             "{\"dim\":3,\"time\":{\"dt\":0.01,\"duration\":0.1},\"gravity\":[0,-9.81,0],"
+             "\"solver\":{\"newton_tol\":1e-6},"
+             "\"bodies\":[{\"name\":\"bar\",\"mesh\":{\"generator\":\"box\",\"size\":[1,0.2,0.2],"
+             "\"cells\":[6,2,2]},%s\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":1000},"
+             "\"fixed\":{\"select\":{\"side\":\"-x\"}},"
+             "\"loads\":[{\"select\":{\"side\":\"+x\"},\"force_rate\":[0,0,-200]}]}]}",
+             dofs);
+    return buf;
+}
+
+START_TEST(test_embedded_identity_bitwise)
+{
+    char j1[2048], j2[2048];
+    bar_scene(j1, sizeof j1, "");
+    bar_scene(j2, sizeof j2,
+              "\"dofs\":{\"mode\":\"embedded\",\"coarse\":{\"generator\":\"box\",\"size\":[1,0.2,0.2],"
+              "\"cells\":[6,2,2]}},");
+    ct_scene s1, s2;
+    ct_sim *a = make_sim(&s1, j1, NULL), *b = make_sim(&s2, j2, NULL);
+    ck_assert_int_eq(b->dofs.identity, 1);
+    for (int k = 0; k < a->nsteps; ++k) {
+        run_steps(a, 1);
+        run_steps(b, 1);
+        ck_assert_int_eq(memcmp(a->x, b->x, (size_t)a->nx * 3 * sizeof(double)), 0);
+    }
+    double tip = a->x[(a->nx - 1) * 3 + 2] - a->X[(a->nx - 1) * 3 + 2];
+    printf("embedded J = I: %d steps bitwise identical (a vertex moved %.3e m)\n", a->nsteps, tip);
+    ck_assert_double_ne(tip, 0.0);
+    ct_sim_destroy(a);
+    ct_sim_destroy(b);
+    ct_scene_free(&s1);
+    ct_scene_free(&s2);
+}
+END_TEST
+
+/* A fine mesh coinciding with the coarse one but numbered differently (written to a .msh
+ * file in reverse vertex order) follows the coarse mesh's trajectory. */
+START_TEST(test_embedded_coinciding_permuted)
+{
+    ct_mesh m;
+    ct_mesh_init(&m);
+    double o[3] = {0, 0, 0}, sz[3] = {1, 0.2, 0.2};
+    int cells[3] = {6, 2, 2};
+    ck_assert_int_eq(ct_mesh_box(&m, o, sz, cells), CT_OK);
+    char *dir = ct_test_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/fine.msh", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n", m.nv);
+    for (int i = 0; i < m.nv; ++i) { /* node tag i+1 holds vertex nv-1-i */
+        const double *p = m.X + 3 * (m.nv - 1 - i);
+        fprintf(f, "%d %.17g %.17g %.17g\n", i + 1, p[0], p[1], p[2]);
+    }
+    fprintf(f, "$EndNodes\n$Elements\n%d\n", m.ne);
+    for (int e = 0; e < m.ne; ++e) {
+        fprintf(f, "%d 4 2 0 1", e + 1);
+        for (int a = 0; a < 4; ++a) fprintf(f, " %d", m.nv - m.elem[e * 4 + a]);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "$EndElements\n");
+    fclose(f);
+    char j1[2048], j2[4096], dofs[1024];
+    bar_scene(j1, sizeof j1, "");
+    snprintf(dofs, sizeof dofs,
+             "\"dofs\":{\"mode\":\"embedded\",\"coarse\":{\"generator\":\"box\",\"size\":[1,0.2,0.2],"
+             "\"cells\":[6,2,2]}},");
+    bar_scene(j2, sizeof j2, dofs);
+    /* swap the generated fine mesh for the file */
+    char *gen = strstr(j2, "\"mesh\":{\"generator\":\"box\",\"size\":[1,0.2,0.2],\"cells\":[6,2,2]}");
+    ck_assert_ptr_nonnull(gen);
+    char rest[4096];
+    snprintf(rest, sizeof rest, "%s", gen + strlen("\"mesh\":{\"generator\":\"box\",\"size\":[1,0.2,0.2],\"cells\":[6,2,2]}"));
+    snprintf(gen, sizeof j2 - (size_t)(gen - j2), "\"mesh\":{\"file\":\"%s\"}%s", path, rest);
+    ct_scene s1, s2;
+    ct_sim *a = make_sim(&s1, j1, NULL), *b = make_sim(&s2, j2, NULL);
+    ck_assert_int_eq(b->nx, a->nx);
+    run_steps(a, a->nsteps);
+    run_steps(b, b->nsteps);
+    /* the file's reader may renumber; match vertices by rest position */
+    double worst = 0, scale = 0;
+    for (int k = 0; k < b->nx; ++k) {
+        int match = -1;
+        for (int i = 0; i < a->nx && match < 0; ++i) {
+            double d2 = 0;
+            for (int c = 0; c < 3; ++c) d2 += pow(a->X[i * 3 + c] - b->X[k * 3 + c], 2);
+            if (d2 < 1e-24) match = i;
+        }
+        ck_assert_int_ge(match, 0);
+        for (int c = 0; c < 3; ++c) {
+            worst = fmax(worst, fabs(a->x[match * 3 + c] - b->x[k * 3 + c]));
+            scale = fmax(scale, fabs(a->x[match * 3 + c] - a->X[match * 3 + c]));
+        }
+    }
+    printf("embedded, permuted coinciding fine mesh: max |x_fine - x_coarse| = %.3e (max displacement %.3e)\n",
+           worst, scale);
+    ck_assert_double_lt(worst / scale, 1e-9);
+    ct_sim_destroy(a);
+    ct_sim_destroy(b);
+    ct_scene_free(&s1);
+    ct_scene_free(&s2);
+    remove(path);
+    rmdir(dir);
+    free(dir);
+    ct_mesh_free(&m);
+}
+END_TEST
+
+/* ---- a genuinely reduced body: fine mesh in a coarse one; M_q = J^T M J conserves mass
+ * and momentum of free flight is exact ---- */
+START_TEST(test_embedded_reduced_mass)
+{
+    const char *json =
+        "{\"dim\":3,\"time\":{\"dt\":0.01,\"duration\":0.05},\"gravity\":[0,-9.81,0],"
+        "\"solver\":{\"newton_tol\":1e-9},"
+        "\"bodies\":[{\"name\":\"b\",\"mesh\":{\"generator\":\"box\",\"size\":[1,0.5,0.5],\"cells\":[8,4,4]},"
+        "\"dofs\":{\"mode\":\"embedded\",\"coarse\":{\"generator\":\"box\",\"size\":[1,0.5,0.5],\"cells\":[2,1,1]}},"
+        "\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":1000},\"velocity\":[0.5,0,0]}]}";
+    ct_scene sc;
+    ct_sim *sim = make_sim(&sc, json, NULL);
+    ck_assert_int_eq(sim->dofs.identity, 0);
+    ck_assert_int_lt(sim->nq, sim->nx);
+    /* total mass: 1^T M_q 1 = sum of fine masses = rho * volume */
+    double Mtot = 0;
+    for (size_t k = 0; k < ct_csc_nnz(&sim->Mq_csc); ++k) Mtot += sim->Mq_csc.val[k];
+    double expect = 1000 * 1 * 0.5 * 0.5;
+    printf("embedded: %d fine vertices on %d coarse; total mass %.15g (expected %.15g)\n", sim->nx, sim->nq, Mtot,
+           expect);
+    ck_assert_double_lt(fabs(Mtot - expect) / expect, 1e-12);
+    /* gathered elastic volume equals the fine volume */
+    double V = 0;
+    for (int e = 0; e < sim->el.ne; ++e) V += sim->el.vol[e];
+    ck_assert_double_lt(fabs(V - 0.25) / 0.25, 1e-12);
+    run_steps(sim, sim->nsteps);
+    int n = sim->nsteps;
+    double h = sc.dt, worst = 0;
+    for (int k = 0; k < sim->nx; ++k) {
+        double ex = sim->X[k * 3] + n * h * 0.5;
+        double ey = sim->X[k * 3 + 1] - 9.81 * h * h * n * (n + 1) / 2.0;
+        worst = fmax(worst, fmax(fabs(sim->x[k * 3] - ex), fabs(sim->x[k * 3 + 1] - ey)));
+    }
+    printf("embedded free flight: max position error %.3e m\n", worst);
+    ck_assert_double_lt(worst, 1e-10);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+}
+END_TEST
+
+/* ---- results do not depend on the thread count ---- */
+START_TEST(test_threads_deterministic)
+{
+    char j[2048];
+    bar_scene(j, sizeof j, "");
+    double *xs[2];
+    for (int r = 0; r < 2; ++r) {
+        omp_set_num_threads(r + 1);
+        ct_scene sc;
+        ct_sim *sim = make_sim(&sc, j, NULL);
+        run_steps(sim, sim->nsteps);
+        xs[r] = malloc((size_t)sim->nx * 3 * sizeof(double));
+        memcpy(xs[r], sim->x, (size_t)sim->nx * 3 * sizeof(double));
+        if (r == 1) {
+            ck_assert_int_eq(memcmp(xs[0], xs[1], (size_t)sim->nx * 3 * sizeof(double)), 0);
+            printf("1 and 2 threads: bitwise identical trajectories\n");
+        }
+        ct_sim_destroy(sim);
+        ct_scene_free(&sc);
+    }
+    free(xs[0]);
+    free(xs[1]);
+}
+END_TEST
+
+/* ---- one symbolic analysis while the pattern is fixed ---- */
+START_TEST(test_single_analysis)
+{
+    char j[2048];
+    bar_scene(j, sizeof j, "");
+    ct_scene sc;
+    ct_sim *sim = make_sim(&sc, j, NULL);
+    run_steps(sim, sim->nsteps);
+    printf("analyses: %ld, factorizations: %ld\n", ct_linsolve_analyses(sim->ls), ct_linsolve_factorizations(sim->ls));
+    ck_assert_int_eq(ct_linsolve_analyses(sim->ls), 1);
+    ck_assert_int_gt(ct_linsolve_factorizations(sim->ls), sim->nsteps);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+}
+END_TEST
+
+/* ---- scripted motion: rotation about an axis then translation, piecewise ---- */
+START_TEST(test_motion_eval)
+{
+    ct_motion_segment seg[2] = {{.until = 1.0, .omega = 1.5707963267948966, .axis = {0, 0, 1}, .center = {0, 0, 0}},
+                                {.until = 3.0, .velocity = {1, 0, 0}}};
+    ct_dirichlet d = {.nseg = 2, .seg = seg};
+    double X[3] = {1, 0, 0}, out[3];
+    ct_motion_eval(&d, 3, X, 0.5, out); /* 45 degrees */
+    ck_assert_double_lt(fabs(out[0] - sqrt(0.5)), 1e-14);
+    ck_assert_double_lt(fabs(out[1] - sqrt(0.5)), 1e-14);
+    ct_motion_eval(&d, 3, X, 2.0, out); /* (0,1,0) then moved +1 in x */
+    ck_assert_double_lt(fabs(out[0] - 1.0), 1e-14);
+    ck_assert_double_lt(fabs(out[1] - 1.0), 1e-14);
+    ct_motion_eval(&d, 3, X, 10.0, out); /* stays after the last segment */
+    ck_assert_double_lt(fabs(out[0] - 2.0), 1e-14);
+}
+END_TEST
+
+static Suite *sim_suite(void)
+{
+    Suite *s = suite_create("sim");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_motion_eval);
+    tcase_add_test(tc, test_free_fall_2d);
+    tcase_add_test(tc, test_free_fall_3d);
+    tcase_add_test(tc, test_reaction_equals_weight);
+    tcase_add_test(tc, test_hanging_bar);
+    tcase_add_test(tc, test_energy_rigid_invariance);
+    tcase_add_test(tc, test_embedded_identity_bitwise);
+    tcase_add_test(tc, test_embedded_coinciding_permuted);
+    tcase_add_test(tc, test_embedded_reduced_mass);
+    tcase_add_test(tc, test_threads_deterministic);
+    tcase_add_test(tc, test_single_analysis);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CT_TEST_MAIN(sim_suite)
