@@ -333,7 +333,7 @@ static ct_status parse_buffer(ct_scene *sc, const char *text, size_t len, const 
     if (c.oom) st = ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", sc->path);
     else if (c.nerr || bad_overrides) st = CT_EINPUT;
     if (st == CT_OK) {
-        sc->resolved_json = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
+        sc->resolved_json = sj_dump(root);
         if (!sc->resolved_json) st = ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", sc->path);
     }
     json_decref(root);

@@ -505,6 +505,40 @@ void sj_read_params(sj *c, json_t *obj, const ct_param_spec *spec, const char *c
     }
 }
 
+/* ---------------- output ---------------- */
+
+/* Largest number of significant digits any real in v needs to read back exactly. */
+static int digits_needed(const json_t *v)
+{
+    int p = 1;
+    if (json_is_real(v)) {
+        double x = json_real_value(v);
+        char buf[40];
+        for (p = 1; p < 17; ++p) {
+            snprintf(buf, sizeof buf, "%.*g", p, x);
+            if (strtod(buf, NULL) == x) break;
+        }
+    } else if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); ++i) {
+            int q = digits_needed(json_array_get(v, i));
+            if (q > p) p = q;
+        }
+    } else if (json_is_object(v)) {
+        const char *key;
+        json_t *child;
+        json_object_foreach((json_t *)v, key, child) {
+            int q = digits_needed(child);
+            if (q > p) p = q;
+        }
+    }
+    return p;
+}
+
+char *sj_dump(const json_t *root)
+{
+    return json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(digits_needed(root)));
+}
+
 /* ---------------- overrides ---------------- */
 
 static int all_digits(const char *s)

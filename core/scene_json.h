@@ -106,6 +106,11 @@ int sj_value_vec(sj *c, const json_t *v, const char *key, int n, sj_range r, dou
 void sj_read_params(sj *c, json_t *obj, const ct_param_spec *spec, const char *const *extra_keys,
                     ct_params *out);
 
+/* ---- output ----
+ * Pretty-print a tree (sorted keys, 2-space indent) with the fewest significant digits
+ * that still reproduce every real exactly (so 0.3 prints as 0.3, not 0.29999999999999999). */
+char *sj_dump(const json_t *root);
+
 /* ---- overrides ----
  * Apply one "key.path=value" to root. Errors are reported as
  * "--set OVERRIDE: /json/pointer: message"; returns 0 on success, -1 on error. */

@@ -45,6 +45,9 @@ static ct_status load_mesh(ct_mesh *m, const ct_mesh_spec *ms, int dim, const ch
         if (ms->source != CT_MESH_FILE)
             ct_diag_add(diag, st, "%s: %s: cannot generate the mesh (%s)", scene,
                         ms->json_path ? ms->json_path : "mesh", ct_status_str(st));
+        else
+            ct_diag_add(diag, st, "%s: %s/file: cannot load '%s' (see above)", scene,
+                        ms->json_path ? ms->json_path : "mesh", ms->path);
         return st;
     }
     if (m->dim != dim)
@@ -60,9 +63,11 @@ static ct_status load_mesh(ct_mesh *m, const ct_mesh_spec *ms, int dim, const ch
             for (int c = 0; c < dim; ++c) p[c] += ms->translate[c];
         }
     }
-    char what[512];
-    snprintf(what, sizeof what, "%s: %s", ms->source == CT_MESH_FILE ? ms->path : scene,
-             ms->json_path ? ms->json_path : "mesh");
+    char what[1024];
+    if (ms->source == CT_MESH_FILE)
+        snprintf(what, sizeof what, "%s (%s: %s/file)", ms->path, scene, ms->json_path ? ms->json_path : "mesh");
+    else
+        snprintf(what, sizeof what, "%s: %s", scene, ms->json_path ? ms->json_path : "mesh");
     return ct_mesh_validate(m, what, diag);
 }
 
@@ -180,7 +185,9 @@ static ct_status build_bodies(ct_sim *s, ct_diag *diag)
             continue;
         }
         st = ct_surface_build(&B->surf, &B->mesh, diag);
-        if (st != CT_OK) worst = st;
+        if (st != CT_OK)
+            worst = ct_diag_add(diag, st, "%s: %s: cannot extract the boundary of body '%s'", sc->path,
+                                bs->mesh.json_path ? bs->mesh.json_path : "mesh", B->name);
     }
     return worst;
 }

@@ -123,7 +123,11 @@ START_TEST(test_full3d)
     ck_assert_double_eq_tol(top->mesh.rot_angle, PI / 2, EPS);
     assert_vec(top->mesh.translate, 1, 2, 3);
     ck_assert_str_eq(top->mesh.json_path, "/bodies/0/mesh");
-    ck_assert_int_eq(top->dofs, CT_DOFS_FULL);
+    ck_assert_int_eq(top->dofs, CT_DOFS_EMBEDDED);
+    ck_assert_int_eq(top->coarse.source, CT_MESH_BOX);
+    ck_assert_str_eq(top->coarse.json_path, "/bodies/0/dofs/coarse");
+    ck_assert_int_eq(top->coarse.cells[0], 2);
+    assert_vec(top->coarse.scale, 2, 2, 2);
     ck_assert_int_eq(top->has_material, 1);
     ck_assert_int_eq(top->kinematic, 0);
     ck_assert_int_eq(top->material.kind, CT_MAT_NEO_HOOKEAN);
@@ -157,10 +161,7 @@ START_TEST(test_full3d)
     ck_assert_str_eq(bot->mesh.path, expect_path);
     free(expect_path);
     assert_vec(bot->mesh.scale, 1, 2, 3);
-    ck_assert_int_eq(bot->dofs, CT_DOFS_EMBEDDED);
-    ck_assert_int_eq(bot->coarse.source, CT_MESH_BOX);
-    ck_assert_str_eq(bot->coarse.json_path, "/bodies/1/dofs/coarse");
-    assert_vec(bot->coarse.size, 1, 1, 1);
+    ck_assert_int_eq(bot->dofs, CT_DOFS_FULL);
     ck_assert_int_eq(bot->material.kind, CT_MAT_STVK);
     ck_assert_double_eq_tol(bot->material.E, 2e4, EPS);
     assert_vec(bot->v0, 0, 0, -2);
