@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end runs of the CLI: a normal run (exit 0, readable output, export), a run that
+# cannot converge (exit 1 with a message naming step and iteration), and a run killed
+# with SIGKILL that leaves a readable file with every flushed step.
+set -u
+cd "$(dirname "$0")/.."
+CL=${CT_BUILD:-build}/contactlab
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { echo "ok    $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL  $1"; fail=$((fail + 1)); }
+
+# 1. a short run: exit 0, /steps/time has one row per step, export works
+"$CL" run tests/data/scenes/run/long_box.json -o "$tmp/a.h5" --quiet --set time.duration=0.005 </dev/null
+rc=$?
+rows=$("$CL" export "$tmp/a.h5" /steps/time /probes/bottom 2>/dev/null | grep -vc '^#')
+[ $rc -eq 0 ] && [ "$rows" = 5 ] && ok "run: exit 0, 5 steps logged" || bad "run: rc=$rc rows=$rows"
+"$CL" export "$tmp/a.h5" /steps/time --csv > "$tmp/a.csv" 2>/dev/null && head -1 "$tmp/a.csv" | grep -q time \
+    && ok "export --csv" || bad "export --csv"
+
+# 2. cannot converge: one Newton iteration and an impossible tolerance -> exit 1
+"$CL" run tests/data/scenes/run/long_box.json -o "$tmp/b.h5" --quiet --set time.duration=0.002 \
+    --set solver.max_newton_iters=1 --set solver.newton_tol=1e-30 </dev/null 2> "$tmp/b.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "step 0" "$tmp/b.err" && grep -q "did not converge" "$tmp/b.err"; then
+    ok "non-convergence: exit 1 with step and residual"
+else
+    bad "non-convergence: rc=$rc: $(cat "$tmp/b.err")"
+fi
+
+# 3. bad command-line input -> exit 2
+"$CL" run tests/data/scenes/run/long_box.json --set bodies.7.material.E=1 -o "$tmp/c.h5" </dev/null 2>/dev/null
+[ $? -eq 2 ] && ok "bad --set: exit 2" || bad "bad --set"
+"$CL" run /nonexistent/scene.json </dev/null 2>/dev/null
+[ $? -eq 2 ] && ok "missing scene: exit 2" || bad "missing scene"
+"$CL" export "$tmp/a.h5" /probes/nope </dev/null >/dev/null 2>&1
+[ $? -eq 2 ] && ok "export of a missing dataset: exit 2" || bad "export missing dataset"
+
+# 4. SIGKILL after some steps: the file stays readable with every flushed step
+"$CL" run tests/data/scenes/run/long_box.json -o "$tmp/k.h5" --quiet </dev/null &
+pid=$!
+for _ in $(seq 1 100); do
+    sleep 0.1
+    n=$("$CL" export "$tmp/k.h5" /steps/time 2>/dev/null | grep -vc '^#')
+    [ "${n:-0}" -ge 10 ] && break
+done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+n=$("$CL" export "$tmp/k.h5" /steps/time /probes/bottom 2>/dev/null | grep -vc '^#')
+last=$("$CL" export "$tmp/k.h5" /steps/time 2>/dev/null | tail -1)
+if [ "${n:-0}" -ge 10 ] && [ $((n % 5)) -eq 0 ]; then ok "SIGKILL: $n flushed steps readable (last t = $last)"
+else bad "SIGKILL: $n rows"; fi
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    /usr/bin/python3 - "$tmp/k.h5" "$n" <<'PY' && ok "SIGKILL: h5py (swmr=True) reads every flushed step" || bad "SIGKILL: h5py"
+import sys, h5py
+with h5py.File(sys.argv[1], "r", libver="latest", swmr=True) as f:
+    t = f["/steps/time"][:]
+    assert len(t) >= int(sys.argv[2]), (len(t), sys.argv[2])
+    assert abs(t[0] - 0.001) < 1e-12 and all(t[1:] > t[:-1])
+    assert f["/frames/x"].shape[1:] == (729, 3)
+PY
+fi
+if command -v h5clear >/dev/null && command -v h5dump >/dev/null; then
+    cp "$tmp/k.h5" "$tmp/k2.h5"
+    h5clear -s "$tmp/k2.h5" && h5dump -H "$tmp/k2.h5" >/dev/null && ok "SIGKILL: h5dump reads it after h5clear -s" \
+        || bad "SIGKILL: h5dump"
+fi
+echo "cli_run: $pass passed, $fail failed"
+[ $fail -eq 0 ]
