@@ -554,7 +554,7 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
         bs->name = sj_strdup(c, name);
     }
     mesh_kind kind = MESH_UNKNOWN;
-    read_mesh(c, b, "mesh", sc, &bs->mesh, &kind);
+    int mesh_ok = read_mesh(c, b, "mesh", sc, &bs->mesh, &kind);
 
     json_t *d = sj_enter(c, b, "dofs", SJ_OPTIONAL, dofs_keys);
     if (d) {
@@ -582,8 +582,8 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
             sj_error(c, "material", "not allowed for a kinematic body (%s)",
                      surface ? mesh_what(&bs->mesh) : "\"kinematic\": true");
         if (bs->dofs == CT_DOFS_EMBEDDED) sj_error(c, "dofs", "a kinematic body cannot be embedded");
-    } else {
-        read_material(c, b, bs);
+    } else if (mesh_ok || kind != MESH_UNKNOWN || json_object_get(b, "material")) {
+        read_material(c, b, bs); /* (not demanded when a broken mesh spec hides the mesh kind) */
     }
     sj_vec(c, b, "velocity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, bs->v0);
 
