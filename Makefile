@@ -97,8 +97,11 @@ $(BENCH_BIN): bench/ct_bench.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
 
+BENCH_CSV := bench/results/$(shell hostname).csv
 bench: $(BENCH_BIN)
-	$(BENCH_BIN) --out bench/results/$(shell hostname).csv $(BENCH_ARGS)
+	@mkdir -p bench/results && rm -f $(BENCH_CSV)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 1 $(BENCH_ARGS)
+	OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 2 $(BENCH_ARGS)
 
 demo: all
 	bash scripts/demo.sh

@@ -3,8 +3,11 @@
  * clamped), at several resolutions and thread counts. Writes one CSV row per
  * (cells, threads) and prints a table of medians.
  *
- *   ct_bench [--out FILE.csv] [--sizes 10,20,30] [--threads 1,2] [--steps 3]
- */
+ *   ct_bench [--out FILE.csv] [--append] [--sizes 10,20,30] [--threads 1,2] [--steps 3]
+ *
+ * OpenMP threads follow --threads; CHOLMOD's BLAS (OpenBLAS) takes its thread count from
+ * OPENBLAS_NUM_THREADS at start-up, so `make bench` runs one process per thread count with
+ * both set alike. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -46,14 +49,16 @@ static const char *ph_names[NPH] = {"assembly", "projection", "analysis", "facto
 int main(int argc, char **argv)
 {
     const char *out = NULL;
+    int append = 0;
     int sizes[8] = {10, 20, 30}, nsizes = 3, threads[8] = {1, 2}, nthreads = 2, steps = 3;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--append")) append = 1;
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) nsizes = parse_list(argv[++i], sizes, 8);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) nthreads = parse_list(argv[++i], threads, 8);
         else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: ct_bench [--out FILE.csv] [--sizes 10,20,30] [--threads 1,2] [--steps N]\n");
+            fprintf(stderr, "usage: ct_bench [--out FILE.csv] [--append] [--sizes 10,20,30] [--threads 1,2] [--steps N]\n");
             return 2;
         }
     }
@@ -65,14 +70,16 @@ int main(int argc, char **argv)
     gethostname(host, sizeof host);
     FILE *csv = NULL;
     if (out) {
-        csv = fopen(out, "w");
+        csv = fopen(out, append ? "a" : "w");
         if (!csv) {
             perror(out);
             return 1;
         }
-        fprintf(csv, "host,scene,cells,threads,dofs,nnz,steps,newton_iters,analyses");
-        for (int p = 0; p < NPH; ++p) fprintf(csv, ",%s_ms", ph_names[p]);
-        fprintf(csv, ",factor_solve_fraction\n");
+        if (!append || ftell(csv) == 0) {
+            fprintf(csv, "host,scene,cells,threads,dofs,nnz,steps,newton_iters,analyses");
+            for (int p = 0; p < NPH; ++p) fprintf(csv, ",%s_ms", ph_names[p]);
+            fprintf(csv, ",factor_solve_fraction\n");
+        }
     }
     printf("per-Newton-iteration medians (ms) on %s; box compressed by a scripted plate, %d steps\n", host, steps);
     printf("%6s %3s %8s %10s %5s %4s", "cells", "thr", "dofs", "nnz(A)", "iters", "ana");
