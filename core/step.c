@@ -35,19 +35,18 @@ static void compute_fext(ct_sim *s, double t)
     }
 }
 
-/* 1/2 dq^T M_q dq, M_q at vertex level applied per component */
-static double inertia_energy(const ct_sim *s, const double *q)
+/* 1/2 (a - b)^T M_q (a - b), M_q at vertex level applied per component (b may be NULL). */
+static double mass_quadratic(const ct_sim *s, const double *a, const double *b)
 {
     const ct_csc *M = &s->Mq_csc;
     int dim = s->dim;
     double E = 0.0;
-    for (int b = 0; b < M->ncol; ++b)
-        for (int k = M->colptr[b]; k < M->colptr[b + 1]; ++k) {
-            int a = M->rowind[k];
+    for (int j = 0; j < M->ncol; ++j)
+        for (int k = M->colptr[j]; k < M->colptr[j + 1]; ++k) {
+            size_t i = (size_t)M->rowind[k] * dim, jj = (size_t)j * dim;
             double dot = 0.0;
             for (int c = 0; c < dim; ++c)
-                dot += (q[(size_t)a * dim + c] - s->q_tilde[(size_t)a * dim + c]) *
-                       (q[(size_t)b * dim + c] - s->q_tilde[(size_t)b * dim + c]);
+                dot += (a[i + c] - (b ? b[i + c] : 0.0)) * (a[jj + c] - (b ? b[jj + c] : 0.0));
             E += 0.5 * M->val[k] * dot;
         }
     return E;
@@ -70,7 +69,7 @@ static ct_status ip_energy(ct_sim *s, const double *q, const double *x, double *
     for (size_t i = 0; i < nxd; ++i) Wext += s->f_ext[i] * x[i];
     ct_status st = model_energy(s, x, &Ec);
     if (st != CT_OK) return st;
-    *E = (is_static(s) ? 0.0 : inertia_energy(s, q)) + w * (Ee - Wext + Ec);
+    *E = (is_static(s) ? 0.0 : mass_quadratic(s, q, s->q_tilde)) + w * (Ee - Wext + Ec);
     return CT_OK;
 }
 
@@ -281,20 +280,7 @@ done:
 
 /* ---------- energies and reactions ---------- */
 
-double ct_sim_kinetic_energy(const ct_sim *s)
-{
-    const ct_csc *M = &s->Mq_csc;
-    int dim = s->dim;
-    double E = 0.0;
-    for (int b = 0; b < M->ncol; ++b)
-        for (int k = M->colptr[b]; k < M->colptr[b + 1]; ++k) {
-            int a = M->rowind[k];
-            double dot = 0.0;
-            for (int c = 0; c < dim; ++c) dot += s->vq[(size_t)a * dim + c] * s->vq[(size_t)b * dim + c];
-            E += 0.5 * M->val[k] * dot;
-        }
-    return E;
-}
+double ct_sim_kinetic_energy(const ct_sim *s) { return mass_quadratic(s, s->vq, NULL); }
 
 double ct_sim_elastic_energy(const ct_sim *s) { return ct_elastic_energy(&s->el, s->q); }
 
