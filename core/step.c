@@ -278,6 +278,36 @@ done:
     return st;
 }
 
+/* ---------- the incremental potential at any q (tests, drivers) ---------- */
+
+ct_status ct_sim_ip_eval(ct_sim *s, const double *q, double *E, double *g)
+{
+    double *x = malloc(((size_t)s->nx * s->dim + 1) * sizeof *x);
+    if (!x) return CT_ENOMEM;
+    ct_dofs_map(&s->dofs, q, x);
+    ct_status st = ip_energy(s, q, x, E);
+    if (st == CT_OK && g) st = ip_gradient(s, q, x, g);
+    free(x);
+    return st;
+}
+
+ct_status ct_sim_ip_hessian(ct_sim *s, const double *q, int project, const ct_csc **A, ct_diag *diag)
+{
+    double *x = malloc(((size_t)s->nx * s->dim + 1) * sizeof *x);
+    if (!x) return CT_ENOMEM;
+    ct_dofs_map(&s->dofs, q, x);
+    ct_triplets Hc;
+    ct_triplets_init(&Hc);
+    ct_status st = CT_OK;
+    if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, x, &Hc);
+    double w = pot_weight(s);
+    if (st == CT_OK) st = ct_assembly_fill(&s->as, s, q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, project, NULL, diag);
+    ct_triplets_free(&Hc);
+    free(x);
+    *A = &s->as.A;
+    return st;
+}
+
 /* ---------- energies and reactions ---------- */
 
 double ct_sim_kinetic_energy(const ct_sim *s) { return mass_quadratic(s, s->vq, NULL); }

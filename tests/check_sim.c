@@ -399,6 +399,94 @@ START_TEST(test_motion_eval)
 }
 END_TEST
 
+/* ---- finite differences of the whole incremental potential through the embedding map:
+ * E -> J^T g (all free dofs) and g -> J^T H J (Hessian-vector products), 2D and 3D ---- */
+static void fd_embedded(int dim)
+{
+    char json[2048];
+    if (dim == 3)
+        snprintf(json, sizeof json,
+                 "{\"dim\":3,\"time\":{\"dt\":0.01,\"duration\":0.01},\"gravity\":[0,-9.81,0],"
+                 "\"bodies\":[{\"name\":\"b\",\"mesh\":{\"generator\":\"box\",\"size\":[1,0.4,0.4],\"cells\":[5,2,2]},"
+                 "\"dofs\":{\"mode\":\"embedded\",\"coarse\":{\"generator\":\"box\",\"size\":[1.1,0.5,0.5],"
+                 "\"cells\":[2,1,1],\"transform\":{\"translate\":[-0.05,-0.05,-0.05]}}},"
+                 "\"material\":{\"model\":\"fixed_corotated\",\"E\":1e4,\"nu\":0.3,\"density\":100},"
+                 "\"fixed\":{\"select\":{\"side\":\"-x\"}},"
+                 "\"loads\":[{\"select\":{\"side\":\"+x\"},\"force\":[0,-5,1]}]}]}");
+    else
+        snprintf(json, sizeof json,
+                 "{\"dim\":2,\"time\":{\"dt\":0.01,\"duration\":0.01},\"gravity\":[0,-9.81],"
+                 "\"bodies\":[{\"name\":\"b\",\"mesh\":{\"generator\":\"rect\",\"size\":[1,0.4],\"cells\":[6,3]},"
+                 "\"dofs\":{\"mode\":\"embedded\",\"coarse\":{\"generator\":\"rect\",\"size\":[1.1,0.5],"
+                 "\"cells\":[3,1],\"transform\":{\"translate\":[-0.05,-0.05]}}},"
+                 "\"material\":{\"model\":\"neo_hookean\",\"E\":1e4,\"nu\":0.3,\"density\":100},"
+                 "\"fixed\":{\"select\":{\"side\":\"-x\"}},"
+                 "\"loads\":[{\"select\":{\"side\":\"+x\"},\"force\":[0,-5]}]}]}");
+    ct_scene sc;
+    ct_sim *sim = make_sim(&sc, json, NULL);
+    ck_assert_int_eq(sim->dofs.identity, 0);
+    run_steps(sim, 1);
+    int n = sim->ndof;
+    double *q = malloc(n * sizeof *q), *g = malloc(n * sizeof *g), *gp = malloc(n * sizeof *gp),
+           *gm = malloc(n * sizeof *gm), *qp = malloc(n * sizeof *qp), *dir = malloc(n * sizeof *dir);
+    srand(11);
+    for (int i = 0; i < n; ++i) q[i] = sim->q[i] + (sim->fixed[i] ? 0.0 : 0.03 * ((double)rand() / RAND_MAX - 0.5));
+    double E;
+    ck_assert_int_eq(ct_sim_ip_eval(sim, q, &E, g), CT_OK);
+    /* gradient: central differences on every free dof */
+    double num = 0, den = 0, eps = 1e-6;
+    for (int i = 0; i < n; ++i) {
+        if (sim->fixed[i]) continue;
+        double Ep, Em;
+        memcpy(qp, q, n * sizeof *q);
+        qp[i] = q[i] + eps;
+        ct_sim_ip_eval(sim, qp, &Ep, NULL);
+        qp[i] = q[i] - eps;
+        ct_sim_ip_eval(sim, qp, &Em, NULL);
+        double fd = (Ep - Em) / (2 * eps);
+        num += (fd - g[i]) * (fd - g[i]);
+        den += g[i] * g[i];
+    }
+    double gerr = sqrt(num / den);
+    /* Hessian: H d against (g(q + eps d) - g(q - eps d)) / 2 eps for random directions */
+    const ct_csc *A;
+    ct_diag d;
+    ct_diag_init(&d);
+    ck_assert_int_eq(ct_sim_ip_hessian(sim, q, 0, &A, &d), CT_OK);
+    int nf = sim->as.nfree;
+    double *df = malloc(nf * sizeof *df), *Hd = malloc(nf * sizeof *Hd), herr = 0;
+    for (int trial = 0; trial < 3; ++trial) {
+        memset(dir, 0, n * sizeof *dir);
+        for (int k = 0; k < nf; ++k) df[k] = dir[sim->as.free_dof[k]] = (double)rand() / RAND_MAX - 0.5;
+        ct_csc_mult(A, 1, df, Hd);
+        for (int i = 0; i < n; ++i) qp[i] = q[i] + eps * dir[i];
+        ct_sim_ip_eval(sim, qp, &E, gp);
+        for (int i = 0; i < n; ++i) qp[i] = q[i] - eps * dir[i];
+        ct_sim_ip_eval(sim, qp, &E, gm);
+        num = den = 0;
+        for (int k = 0; k < nf; ++k) {
+            int i = sim->as.free_dof[k];
+            double fd = (gp[i] - gm[i]) / (2 * eps);
+            num += (fd - Hd[k]) * (fd - Hd[k]);
+            den += Hd[k] * Hd[k];
+        }
+        herr = fmax(herr, sqrt(num / den));
+    }
+    printf("FD through the embedding (%dD, %d fine vertices on %d coarse): gradient rel. err %.3e, "
+           "Hessian-vector rel. err %.3e\n", dim, sim->nx, sim->nq, gerr, herr);
+    ck_assert_double_lt(gerr, 1e-6);
+    ck_assert_double_lt(herr, 1e-5);
+    free(q); free(g); free(gp); free(gm); free(qp); free(dir); free(df); free(Hd);
+    ct_diag_free(&d);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+}
+
+START_TEST(test_fd_embedded_2d) { fd_embedded(2); }
+END_TEST
+START_TEST(test_fd_embedded_3d) { fd_embedded(3); }
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -413,6 +501,8 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_embedded_identity_bitwise);
     tcase_add_test(tc, test_embedded_coinciding_permuted);
     tcase_add_test(tc, test_embedded_reduced_mass);
+    tcase_add_test(tc, test_fd_embedded_2d);
+    tcase_add_test(tc, test_fd_embedded_3d);
     tcase_add_test(tc, test_threads_deterministic);
     tcase_add_test(tc, test_single_analysis);
     suite_add_tcase(s, tc);

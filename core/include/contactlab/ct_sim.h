@@ -117,6 +117,14 @@ void ct_sim_destroy(ct_sim *sim);
  * the Newton iteration and the residual when it fails. */
 ct_status ct_sim_step(ct_sim *sim, ct_diag *diag);
 
+/* The incremental potential of the last step (its q~, loads and lagged model state) at
+ * an arbitrary q: E and, if g != NULL, its gradient over all q dofs. For derivative tests
+ * and drivers. */
+ct_status ct_sim_ip_eval(ct_sim *sim, const double *q, double *E, double *g);
+/* Its Hessian on the free dofs (upper triangle, CSC over free-dof indices sim->as.free_dof),
+ * PSD-projected per element when `project`; returns a pointer to the assembled matrix. */
+ct_status ct_sim_ip_hessian(ct_sim *sim, const double *q, int project, const ct_csc **A, ct_diag *diag);
+
 /* Energies (J) at the current state. */
 double ct_sim_kinetic_energy(const ct_sim *sim);
 double ct_sim_elastic_energy(const ct_sim *sim);
