@@ -41,7 +41,7 @@ ct_status ct_assembly_build(ct_assembly *as, const ct_sim *s, ct_diag *diag)
     const int *fi = as->free_index;
     const ct_elastic *el = &s->el;
     int nv = dim + 1, nd = dim * nv;
-    /* pattern */
+    /* pattern, with the mass values already summed into it (elastic entries add 0) */
     ct_triplets pat;
     ct_triplets_init(&pat);
     const ct_csc *M = &s->Mq_csc;
@@ -49,7 +49,7 @@ ct_status ct_assembly_build(ct_assembly *as, const ct_sim *s, ct_diag *diag)
         for (int k = M->colptr[b]; k < M->colptr[b + 1]; ++k)
             for (int c = 0; c < dim; ++c) {
                 int r = fi[M->rowind[k] * dim + c], cc = fi[b * dim + c];
-                if (r >= 0 && cc >= 0 && r <= cc && ct_triplets_add(&pat, r, cc, 0.0) != CT_OK) goto oom;
+                if (r >= 0 && cc >= 0 && r <= cc && ct_triplets_add(&pat, r, cc, M->val[k]) != CT_OK) goto oom;
             }
     for (int e = 0; e < el->ne; ++e) {
         const int *v = el->elem + (size_t)e * nv;
@@ -70,12 +70,7 @@ ct_status ct_assembly_build(ct_assembly *as, const ct_sim *s, ct_diag *diag)
     as->gptr = calloc((size_t)as->nbase + 2, sizeof *as->gptr);
     if (!as->base_slot || !as->base_mass || !as->gptr) goto oom;
     for (int i = 0; i < as->nbase; ++i) as->base_slot[i] = i;
-    for (int b = 0; b < M->ncol; ++b)
-        for (int k = M->colptr[b]; k < M->colptr[b + 1]; ++k)
-            for (int c = 0; c < dim; ++c) {
-                int r = fi[M->rowind[k] * dim + c], cc = fi[b * dim + c];
-                if (r >= 0 && cc >= 0 && r <= cc) as->base_mass[ct_csc_find(&as->A, r, cc)] += M->val[k];
-            }
+    memcpy(as->base_mass, as->A.val, (size_t)as->nbase * sizeof *as->base_mass);
     /* gather lists: two passes over the elements (count, fill) in element order */
     for (int pass = 0; pass < 2; ++pass) {
         for (int e = 0; e < el->ne; ++e) {
@@ -126,21 +121,16 @@ static ct_status grow_pattern(ct_assembly *as, const ct_triplets *extra)
     ct_status st = ct_csc_from_triplets(&B, as->A.nrow, as->A.ncol, &all, 1);
     ct_triplets_free(&all);
     if (st != CT_OK) return st;
-    for (int i = 0; i < as->nbase; ++i) {
-        int s = as->base_slot[i], c = 0;
-        /* column of old slot s: binary search in old colptr */
-        int lo = 0, hi = as->A.ncol - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) / 2;
-            if (as->A.colptr[mid] <= s) {
-                c = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        as->base_slot[i] = (int)ct_csc_find(&B, as->A.rowind[s], c);
+    /* old slot -> new slot, column by column */
+    int *remap = malloc((nnz + 1) * sizeof *remap);
+    if (!remap) {
+        ct_csc_free(&B);
+        return CT_ENOMEM;
     }
+    for (int c = 0; c < as->A.ncol; ++c)
+        for (int k = as->A.colptr[c]; k < as->A.colptr[c + 1]; ++k) remap[k] = (int)ct_csc_find(&B, as->A.rowind[k], c);
+    for (int i = 0; i < as->nbase; ++i) as->base_slot[i] = remap[as->base_slot[i]];
+    free(remap);
     ct_csc_free(&as->A);
     as->A = B;
     as->pattern_changed = 1;

@@ -29,6 +29,7 @@ void ct_elastic_free(ct_elastic *el)
     free(el->vol);
     free(el->mat);
     free(el->mats);
+    free(el->gbuf);
     memset(el, 0, sizeof *el);
 }
 
@@ -57,7 +58,9 @@ ct_status ct_elastic_add(ct_elastic *el, int dim, int ne, const int *elem, const
     if (mi) el->mat = mi;
     ct_material *ms = realloc(el->mats, ((size_t)el->nmat + 1) * sizeof *ms);
     if (ms) el->mats = ms;
-    if (!ei || !di || !vo || !mi || !ms)
+    double *gb = realloc(el->gbuf, tot * (size_t)(d * nv) * sizeof *gb);
+    if (gb) el->gbuf = gb;
+    if (!ei || !di || !vo || !mi || !ms || !gb)
         return ct_diag_add(diag, CT_ENOMEM, "elastic: out of memory for %zu elements", tot);
 
     const double fact = d == 2 ? 2.0 : 6.0; /* |simplex| = |det Dm| / d! */
@@ -186,20 +189,12 @@ static void scatter(const ct_elastic *el, int e, const double *ge, double *g)
 
 void ct_elastic_gradient(const ct_elastic *el, const double *y, double *g)
 {
+    /* per-element gradients in parallel, then one scatter in element order (deterministic) */
     const int nd = el->dim * (el->dim + 1);
-    double *buf = malloc(((size_t)el->ne * nd + 1) * sizeof *buf);
-    if (!buf) { /* same per-element values, same scatter order, one thread */
-        double ge[12];
-        for (int e = 0; e < el->ne; ++e) {
-            element_gradient(el, e, y, ge);
-            scatter(el, e, ge, g);
-        }
-        return;
-    }
+    double *buf = el->gbuf;
 #pragma omp parallel for schedule(static)
     for (int e = 0; e < el->ne; ++e) element_gradient(el, e, y, buf + (size_t)e * nd);
     for (int e = 0; e < el->ne; ++e) scatter(el, e, buf + (size_t)e * nd, g);
-    free(buf);
 }
 
 /* H = vol B^T dPdF B with B = dvec(F)/dy, applied in two passes that use B's Kronecker

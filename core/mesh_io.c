@@ -373,6 +373,17 @@ static ct_status need_record(reader *r, toks *t, const char *section, long long 
     return CT_OK;
 }
 
+/* The first line of a section: its counts, exactly `ntok` values. */
+static ct_status need_header(reader *r, toks *t, const char *section, int ntok, const char *layout)
+{
+    char *s;
+    ct_status st = need_line(r, &s, section);
+    if (st != CT_OK) return st;
+    tokenize(s, t);
+    if (t->ntok != ntok) return rerr(r, "expected %s, found %d values", layout, t->ntok);
+    return CT_OK;
+}
+
 static ct_status gmsh_add_node(reader *r, gmsh_state *g, long long tag)
 {
     if (tag < 1) return rerr(r, "invalid node tag %lld (must be >= 1)", tag);
@@ -399,13 +410,10 @@ static ct_status gmsh_set_coords(reader *r, gmsh_state *g, size_t i, char *const
 
 static ct_status gmsh_nodes_v2(reader *r, gmsh_state *g)
 {
-    char *s;
     toks t;
     long long n;
-    ct_status st = need_line(r, &s, "Nodes");
+    ct_status st = need_header(r, &t, "Nodes", 1, "the number of nodes");
     if (st != CT_OK) return st;
-    tokenize(s, &t);
-    if (t.ntok != 1) return rerr(r, "expected the number of nodes, found %d values", t.ntok);
     if ((st = parse_count(r, t.tok[0], "node count", &n)) != CT_OK) return st;
     for (long long i = 0; i < n; ++i) {
         if ((st = need_record(r, &t, "Nodes", i, n, "nodes")) != CT_OK) return st;
@@ -420,14 +428,10 @@ static ct_status gmsh_nodes_v2(reader *r, gmsh_state *g)
 
 static ct_status gmsh_nodes_v4(reader *r, gmsh_state *g)
 {
-    char *s;
     toks t;
     long long nblocks, n, total = 0;
-    ct_status st = need_line(r, &s, "Nodes");
+    ct_status st = need_header(r, &t, "Nodes", 4, "'numEntityBlocks numNodes minNodeTag maxNodeTag'");
     if (st != CT_OK) return st;
-    tokenize(s, &t);
-    if (t.ntok != 4)
-        return rerr(r, "expected 'numEntityBlocks numNodes minNodeTag maxNodeTag', found %d values", t.ntok);
     if ((st = parse_count(r, t.tok[0], "entity block count", &nblocks)) != CT_OK) return st;
     if ((st = parse_count(r, t.tok[1], "node count", &n)) != CT_OK) return st;
     for (long long b = 0; b < nblocks; ++b) {
@@ -503,13 +507,10 @@ static ct_status gmsh_add_elem(reader *r, gmsh_state *g, int nn, char *const *to
 
 static ct_status gmsh_elements_v2(reader *r, gmsh_state *g)
 {
-    char *s;
     toks t;
     long long n;
-    ct_status st = need_line(r, &s, "Elements");
+    ct_status st = need_header(r, &t, "Elements", 1, "the number of elements");
     if (st != CT_OK) return st;
-    tokenize(s, &t);
-    if (t.ntok != 1) return rerr(r, "expected the number of elements, found %d values", t.ntok);
     if ((st = parse_count(r, t.tok[0], "element count", &n)) != CT_OK) return st;
     for (long long i = 0; i < n; ++i) {
         if ((st = need_record(r, &t, "Elements", i, n, "elements")) != CT_OK) return st;
@@ -534,15 +535,10 @@ static ct_status gmsh_elements_v2(reader *r, gmsh_state *g)
 
 static ct_status gmsh_elements_v4(reader *r, gmsh_state *g)
 {
-    char *s;
     toks t;
     long long nblocks, n, total = 0;
-    ct_status st = need_line(r, &s, "Elements");
+    ct_status st = need_header(r, &t, "Elements", 4, "'numEntityBlocks numElements minElementTag maxElementTag'");
     if (st != CT_OK) return st;
-    tokenize(s, &t);
-    if (t.ntok != 4)
-        return rerr(r, "expected 'numEntityBlocks numElements minElementTag maxElementTag', found %d values",
-                    t.ntok);
     if ((st = parse_count(r, t.tok[0], "entity block count", &nblocks)) != CT_OK) return st;
     if ((st = parse_count(r, t.tok[1], "element count", &n)) != CT_OK) return st;
     for (long long b = 0; b < nblocks; ++b) {

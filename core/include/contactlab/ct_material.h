@@ -63,6 +63,7 @@ typedef struct ct_elastic {
     double *vol;    /* ne (owned) */
     int *mat;       /* ne: index into mats (owned) */
     ct_material *mats; /* nmat (owned copy) */
+    double *gbuf;   /* ne*dim*(dim+1) scratch for per-element gradients (owned) */
     int nmat;
 } ct_elastic;
 
