@@ -135,6 +135,8 @@ static const step_col step_cols[] = {
     {"t_line_search", "s", 0, "line search (energy evaluations, max_step)"},
     {"t_broadphase", "s", 0, "contact broad phase"},
     {"t_ccd", "s", 0, "max_step (continuous collision detection)"},
+    {"t_pairs", "s", 0, "contact pair work of the model (collision sets, contact energies and derivatives)"},
+    {"t_verify", "s", 0, "exact intersection verifier"},
 };
 #define NSTEPCOLS ((int)(sizeof step_cols / sizeof *step_cols))
 
@@ -152,7 +154,7 @@ static ct_status log_row_steps(run_log *L, const ct_sim *s)
     const ct_step_stats *S = &s->last;
     double dv[NSTEPCOLS] = {s->t, 0, 0, 0, S->ccd_alpha_min, 0, 0, S->min_distance, S->energy, S->residual, 0,
                             0, S->wall, S->t_assembly, S->t_projection, S->t_analysis, S->t_factor, S->t_solve,
-                            S->t_line_search, S->t_broadphase, S->t_ccd};
+                            S->t_line_search, S->t_broadphase, S->t_ccd, S->t_model, S->t_verify};
     long iv[NSTEPCOLS] = {0, S->newton_iters, S->line_search_iters, S->friction_iters, 0, S->n_candidates,
                           S->n_active, 0, 0, 0, S->intersections, S->n_analyses};
     for (int i = 0; i < NSTEPCOLS; ++i) {

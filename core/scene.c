@@ -161,7 +161,7 @@ static void read_time(sj *c, json_t *root, ct_scene *sc)
 static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
 {
     static const char *const keys[] = {"newton_tol", "max_newton_iters", "friction_iters", "friction_tol",
-                                       "threads", "project_psd", "max_line_search", NULL};
+                                       "threads", "project_psd", "max_line_search", "verify", NULL};
     json_t *o = sj_enter(c, root, "solver", SJ_OPTIONAL, keys);
     if (!o) return;
     sj_real(c, o, "newton_tol", SJ_OPTIONAL, 1e-2, SJ_GT(0), &s->newton_tol);
@@ -172,6 +172,7 @@ static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
     sj_int(c, o, "threads", SJ_OPTIONAL, 0, 0, INT_MAX, &s->threads);
     sj_bool(c, o, "project_psd", SJ_OPTIONAL, 1, &s->project_psd);
     sj_int(c, o, "max_line_search", SJ_OPTIONAL, 40, 1, INT_MAX, &s->max_line_search);
+    sj_bool(c, o, "verify", SJ_OPTIONAL, 1, &s->verify);
     sj_pop(c);
 }
 

@@ -1,6 +1,7 @@
 /* sim.c — building a simulation from a scene: meshes, embedding, masses, elasticity,
  * Dirichlet data, loads and the contact model. The time step itself is in step.c. */
 #include "contactlab/ct_sim.h"
+#include "contactlab/ct_intersect.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -424,6 +425,61 @@ static ct_status build_surface(ct_sim *s)
     return CT_OK;
 }
 
+/* Bodies must not intersect each other (or themselves) at t = 0, and must start strictly on the
+ * positive side of every half-space obstacle: a barrier model cannot recover from either. */
+static ct_status check_initial_state(ct_sim *s, ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    const int dim = s->dim;
+    ct_status st = CT_OK;
+    if (s->surf.nf > 0 || (dim == 2 && s->surf.ned > 0)) {
+        enum { CAP = 64 };
+        ct_intersection pr[CAP];
+        long n = ct_surface_intersections(&s->surf, s->x, s->threads, pr, CAP);
+        if (n < 0) return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+        /* one message per intersecting pair of bodies among the first pairs found */
+        int seen[8][2], nseen = 0;
+        for (long k = 0; k < n && k < CAP; ++k) {
+            int va = s->surf.edges[2 * pr[k].a];
+            int vb = dim == 3 ? s->surf.faces[3 * pr[k].b] : s->surf.edges[2 * pr[k].b];
+            int A = s->xv_body[va], B = s->xv_body[vb];
+            if (A > B) {
+                int t = A;
+                A = B;
+                B = t;
+            }
+            int dup = 0;
+            for (int i = 0; i < nseen; ++i) dup |= seen[i][0] == A && seen[i][1] == B;
+            if (dup || nseen == 8) continue;
+            seen[nseen][0] = A, seen[nseen][1] = B, nseen++;
+            if (A == B)
+                st = ct_diag_add(diag, CT_EINPUT, "%s: /bodies: body \"%s\" intersects itself at t = 0", sc->path,
+                                 s->part_names[A]);
+            else
+                st = ct_diag_add(diag, CT_EINPUT, "%s: /bodies: bodies \"%s\" and \"%s\" intersect at t = 0 (%ld "
+                                 "intersecting %s pairs in all)", sc->path, s->part_names[A], s->part_names[B], n,
+                                 dim == 3 ? "edge–triangle" : "segment–segment");
+        }
+    }
+    for (int o = 0; o < sc->nobstacles; ++o) {
+        const ct_obstacle *ob = &s->obstacles[o];
+        for (int b = 0; b < s->nb; ++b) {
+            int bad = 0;
+            for (int k = 0; k < s->surf.nbv && !bad; ++k) {
+                int v = s->surf.bverts[k];
+                if (s->xv_body[v] != b || s->xv_kinematic[v]) continue;
+                double d = 0.0;
+                for (int i = 0; i < dim; ++i) d += ob->normal[i] * (s->x[(size_t)dim * v + i] - ob->point[i]);
+                bad = !(d > 0.0);
+            }
+            if (bad)
+                st = ct_diag_add(diag, CT_EINPUT, "%s: /obstacles/%d: body \"%s\" starts on or behind the "
+                                 "half-space \"%s\"", sc->path, o, s->part_names[b], ob->name);
+        }
+    }
+    return st;
+}
+
 static void fill_ctx(ct_sim *s)
 {
     ct_step_ctx *c = &s->ctx;
@@ -440,6 +496,7 @@ static void fill_ctx(ct_sim *s)
     c->nbodies = s->nb;
     c->nobstacles = s->sc->nobstacles;
     c->part_names = s->part_names;
+    c->part_young = s->part_young;
     c->obstacles = s->obstacles;
     c->surf = &s->surf;
     c->bbox_diag = s->bbox_diag;
@@ -474,11 +531,16 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
     /* participants, obstacles, bounding box */
     s->part_names = calloc((size_t)(s->nb + sc->nobstacles) + 1, sizeof *s->part_names);
     s->obstacles = calloc((size_t)sc->nobstacles + 1, sizeof *s->obstacles);
-    if (!s->part_names || !s->obstacles) {
+    s->part_young = calloc((size_t)(s->nb + sc->nobstacles) + 1, sizeof *s->part_young);
+    if (!s->part_names || !s->obstacles || !s->part_young) {
         ct_sim_destroy(s);
         return ct_diag_add(diag, CT_ENOMEM, "out of memory");
     }
-    for (int b = 0; b < s->nb; ++b) s->part_names[b] = s->bodies[b].name;
+    for (int b = 0; b < s->nb; ++b) {
+        s->part_names[b] = s->bodies[b].name;
+        s->part_young[b] = sc->bodies[b].has_material && !sc->bodies[b].kinematic ? sc->bodies[b].material.E : NAN;
+    }
+    for (int o = 0; o < sc->nobstacles; ++o) s->part_young[s->nb + o] = NAN;
     for (int o = 0; o < sc->nobstacles; ++o) {
         s->part_names[s->nb + o] = sc->obstacles[o].name;
         s->obstacles[o].name = sc->obstacles[o].name;
@@ -505,6 +567,11 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
     ct_dofs_map_lin(&s->dofs, s->vq, s->vx);
     memcpy(s->x_prev, s->x, (size_t)s->nx * dim * sizeof *s->x);
     s->nsteps = (int)ceil(sc->duration / sc->dt - 1e-9);
+    /* contact models need an intersection-free start */
+    if (sc->model && sc->model != &ct_model_none && (st = check_initial_state(s, diag)) != CT_OK) {
+        ct_sim_destroy(s);
+        return st;
+    }
     /* linear solver, assembly */
     st = ct_linsolve_create(&s->ls, diag);
     if (st == CT_OK) st = ct_assembly_build(&s->as, s, diag);
@@ -564,5 +631,6 @@ void ct_sim_destroy(ct_sim *s)
     free(s->xv_kinematic);
     free(s->obstacles);
     free(s->part_names);
+    free(s->part_young);
     free(s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "assemble.h"
+#include "contactlab/ct_intersect.h"
 
 static int is_static(const ct_sim *s) { return s->sc->integrator == CT_INTEGRATOR_STATIC; }
 /* weight of the potentials in E: h^2 (dynamic) or 1 (static) */
@@ -268,6 +269,18 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
         S->min_distance = ms.min_distance;
         S->t_broadphase = ms.t_broadphase;
         S->t_model = ms.t_pairs;
+    }
+    /* the exact verifier: intersecting surface primitives after the step (DESIGN §9) */
+    S->intersections = -1;
+    if (so->verify && (s->surf.nf > 0 || (dim == 2 && s->surf.ned > 0))) {
+        double tv = now();
+        long ni = ct_surface_intersections(&s->surf, s->x, s->threads, NULL, 0);
+        S->t_verify = now() - tv;
+        if (ni < 0) {
+            st = ct_diag_add(diag, CT_ENOMEM, "step %d: intersection verifier: out of memory", s->step);
+            goto done;
+        }
+        S->intersections = (int)ni;
     }
     s->t = t1;
     s->step++;

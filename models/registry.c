@@ -1,8 +1,13 @@
 /* registry.c — every model contactlab knows. A new model is one folder under models/
- * plus one line here. */
+ * plus one line here (and its extern declaration). */
 #include "contactlab/ct_model.h"
+
+extern const ct_model_type ct_model_ipc_adhesion;
+extern const ct_model_type ct_model_ipc;
 
 const ct_model_type *const ct_model_registry[] = {
     &ct_model_none,
+    &ct_model_ipc_adhesion,
+    &ct_model_ipc,
     NULL,
 };

@@ -117,6 +117,8 @@ typedef struct ct_step_ctx {
     int nbodies;                /* participants 0..nbodies-1 are bodies */
     int nobstacles;             /* participants nbodies..nbodies+nobstacles-1 are obstacles */
     const char *const *part_names; /* nbodies+nobstacles names */
+    const double *part_young;   /* nbodies+nobstacles Young's moduli (Pa); NAN for kinematic
+                                   bodies and obstacles (no material) */
     const ct_obstacle *obstacles;
     const ct_surface *surf;     /* contact surface of all bodies, indices into x */
     double bbox_diag;           /* diagonal of the scene's rest bounding box (m) */
@@ -132,7 +134,7 @@ typedef struct ct_force_report {
     int *active_pairs;           /* np*np: contact pairs active between a and b */
     int *bonded_pairs;           /* np*np */
     int nscalars;                /* model-specific scalars (e.g. "beta_mean", "pgs_residual") */
-    const char **scalar_names;   /* model-owned strings */
+    const char **scalar_names;   /* report-owned array of pointers to model-owned strings */
     double *scalars;
 } ct_force_report;
 
@@ -180,7 +182,8 @@ typedef struct ct_model_type {
     ct_status (*end_step)(void *st, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats);
     /* every model: forces by category at positions x (after the step). On entry
      * out->nscalars is the capacity of scalar_names/scalars; the op sets it to the number
-     * it fills (the same every call) and points scalar_names at its own strings. */
+     * it fills (the same every call) and stores in scalar_names[k] pointers to its own
+     * strings (the array itself belongs to the report). */
     ct_status (*forces)(void *st, const ct_step_ctx *c, const double *x, ct_force_report *out);
 } ct_model_type;
 

@@ -139,6 +139,7 @@ typedef struct ct_solver_spec {
     int threads;             /* 0: OpenMP default */
     int project_psd;         /* per-element PSD projection (default on) */
     int max_line_search;     /* backtracking halvings before giving up */
+    int verify;              /* run the exact intersection verifier after every step (default on) */
 } ct_solver_spec;
 
 typedef struct ct_scene {

@@ -30,11 +30,12 @@ typedef struct ct_step_stats {
     double ccd_alpha_min;       /* smallest max_step result (1 if none) */
     long n_candidates, n_active;
     double min_distance;
-    int intersections;          /* from the intersection verifier (0 until it exists) */
+    int intersections;          /* intersecting surface primitive pairs after the step (exact
+                                   verifier, ct_intersect.h); -1 when solver.verify is off */
     long n_analyses;            /* symbolic analyses so far (cumulative) */
     double wall;                /* seconds for the step */
     double t_assembly, t_projection, t_analysis, t_factor, t_solve, t_line_search;
-    double t_broadphase, t_ccd, t_model;
+    double t_broadphase, t_ccd, t_model, t_verify;
 } ct_step_stats;
 
 typedef struct ct_body {
@@ -89,6 +90,7 @@ typedef struct ct_sim {
     ct_surface surf;            /* all bodies, global x indices */
     ct_obstacle *obstacles;
     const char **part_names;
+    double *part_young;         /* per participant, for the step context */
     double bbox_diag;
     /* the contact model */
     const ct_model_type *model;

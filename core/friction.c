@@ -1,0 +1,259 @@
+/* friction.c — lagged, mollified IPC friction (paper 003; IPC 2020 §5). See ct_friction.h. */
+#include "contactlab/ct_friction.h"
+
+#include "contactlab/ct_distance.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+double ct_friction_f0(double y, double eps)
+{
+    if (y >= eps) return y;
+    return -y * y * y / (3.0 * eps * eps) + y * y / eps + eps / 3.0;
+}
+
+double ct_friction_f1(double y, double eps)
+{
+    if (y >= eps) return 1.0;
+    return 2.0 * y / eps - y * y / (eps * eps);
+}
+
+double ct_friction_f1_over_y(double y, double eps)
+{
+    if (y >= eps) return 1.0 / y;
+    return 2.0 / eps - y / (eps * eps);
+}
+
+void ct_friction_set_init(ct_friction_set *fs) { memset(fs, 0, sizeof *fs); }
+void ct_friction_set_free(ct_friction_set *fs)
+{
+    free(fs->p);
+    memset(fs, 0, sizeof *fs);
+}
+
+static const double *X(const double *x, int dim, int v) { return x + (size_t)dim * (size_t)v; }
+
+/* Closest-point coefficients of a collision at x: Σ coef_k x_k = (closest point on the first
+ * primitive) − (closest point on the second). */
+static void closest_coef(const ct_collision *c, int dim, const double *x, double *coef)
+{
+    const int *v = c->v;
+    memset(coef, 0, 4 * sizeof *coef);
+    switch (c->kind) {
+    case CT_COL_PP: coef[0] = 1.0, coef[1] = -1.0; break;
+    case CT_COL_PE: {
+        double s;
+        ct_pe_closest(dim, X(x, dim, v[0]), X(x, dim, v[1]), X(x, dim, v[2]), &s);
+        coef[0] = 1.0, coef[1] = -(1.0 - s), coef[2] = -s;
+        break;
+    }
+    case CT_COL_PT: {
+        double b1, b2;
+        ct_pt_closest(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), &b1, &b2);
+        coef[0] = 1.0, coef[1] = -(1.0 - b1 - b2), coef[2] = -b1, coef[3] = -b2;
+        break;
+    }
+    case CT_COL_EE: {
+        double s, r;
+        ct_ee_closest(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), &s, &r);
+        coef[0] = 1.0 - s, coef[1] = s, coef[2] = -(1.0 - r), coef[3] = -r;
+        break;
+    }
+    default: coef[0] = 1.0; break;
+    }
+}
+
+/* Orthonormal basis T (dim × (dim-1), column-major) of the plane normal to n. */
+static void tangent_basis(int dim, const double *n, double *T)
+{
+    if (dim == 2) {
+        double l = hypot(n[0], n[1]);
+        T[0] = -n[1] / l, T[1] = n[0] / l;
+        return;
+    }
+    double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    double m[3] = {n[0] / l, n[1] / l, n[2] / l};
+    /* the coordinate axis least aligned with n */
+    int k = fabs(m[0]) <= fabs(m[1]) ? (fabs(m[0]) <= fabs(m[2]) ? 0 : 2) : (fabs(m[1]) <= fabs(m[2]) ? 1 : 2);
+    double a[3] = {0, 0, 0};
+    a[k] = 1.0;
+    double t1[3] = {m[1] * a[2] - m[2] * a[1], m[2] * a[0] - m[0] * a[2], m[0] * a[1] - m[1] * a[0]};
+    double l1 = sqrt(t1[0] * t1[0] + t1[1] * t1[1] + t1[2] * t1[2]);
+    for (int i = 0; i < 3; ++i) t1[i] /= l1;
+    double t2[3] = {m[1] * t1[2] - m[2] * t1[1], m[2] * t1[0] - m[0] * t1[2], m[0] * t1[1] - m[1] * t1[0]};
+    for (int i = 0; i < 3; ++i) T[i] = t1[i], T[3 + i] = t2[i];
+}
+
+ct_status ct_friction_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
+                                const ct_obstacle *obs, const double *x_lag, ct_density_fn normal,
+                                const void *nctx, ct_mu_fn mu, const void *muctx)
+{
+    const int dim = cm->dim;
+    if (fs->cap < cs->n) {
+        ct_friction_pair *p = realloc(fs->p, (size_t)(cs->n ? cs->n : 1) * sizeof *p);
+        if (!p) return CT_ENOMEM;
+        fs->p = p;
+        fs->cap = cs->n;
+    }
+    fs->n = 0;
+    for (long i = 0; i < cs->n; ++i) {
+        const ct_collision *c = &cs->c[i];
+        double m = mu(muctx, c);
+        if (!(m > 0.0)) continue;
+        /* λ = −∂E/∂d with E = w·mollifier·ψ(d²): −w·m_ee·ψ_s·2d */
+        double s = ct_collision_d2(c, cm, obs, x_lag, NULL, NULL);
+        double ps;
+        normal(nctx, c, s, &ps, NULL);
+        double mol = 1.0;
+        if (c->kind == CT_COL_EE && c->eps_x > 0) {
+            const int *v = c->v;
+            double cc = ct_ee_cross2(X(x_lag, 3, v[0]), X(x_lag, 3, v[1]), X(x_lag, 3, v[2]), X(x_lag, 3, v[3]),
+                                     NULL, NULL);
+            mol = ct_ee_mollifier(cc, c->eps_x, NULL, NULL);
+        }
+        double lambda = -c->w * mol * ps * 2.0 * sqrt(s);
+        if (lambda == 0.0 || !isfinite(lambda)) continue;
+        ct_friction_pair *p = &fs->p[fs->n++];
+        p->c = *c;
+        p->lambda = lambda;
+        p->mu = m;
+        closest_coef(c, dim, x_lag, p->coef);
+        /* normal: closest-point difference (obstacles: the plane normal) */
+        double nrm[3] = {0, 0, 0};
+        if (c->kind == CT_COL_PH) {
+            for (int d = 0; d < dim; ++d) nrm[d] = obs[c->v[1]].normal[d];
+        } else {
+            int nv = ct_collision_nverts(c);
+            for (int k = 0; k < nv; ++k)
+                for (int d = 0; d < dim; ++d) nrm[d] += p->coef[k] * X(x_lag, dim, c->v[k])[d];
+        }
+        tangent_basis(dim, nrm, p->T);
+    }
+    return CT_OK;
+}
+
+void ct_friction_u(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double *u)
+{
+    double r[3] = {0, 0, 0};
+    int nv = ct_collision_nverts(&p->c);
+    for (int k = 0; k < nv; ++k) {
+        int v = p->c.v[k];
+        for (int d = 0; d < dim; ++d) r[d] += p->coef[k] * (X(x, dim, v)[d] - X(x_prev, dim, v)[d]);
+    }
+    for (int j = 0; j < dim - 1; ++j) {
+        u[j] = 0.0;
+        for (int d = 0; d < dim; ++d) u[j] += p->T[d + dim * j] * r[d];
+    }
+}
+
+static double unorm(const double *u, int m) { return m == 1 ? fabs(u[0]) : hypot(u[0], u[1]); }
+
+static int nthreads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+
+double ct_friction_energy(const ct_friction_set *fs, int dim, const double *x, const double *x_prev, double eps,
+                          int threads)
+{
+    enum { CHUNK = 256 };
+    long nchunk = (fs->n + CHUNK - 1) / CHUNK;
+    double *part = malloc(((size_t)nchunk + 1) * sizeof *part);
+    if (!part) return NAN;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(nthreads(threads))
+    for (long k = 0; k < nchunk; ++k) {
+        double e = 0.0;
+        long end = (k + 1) * CHUNK < fs->n ? (k + 1) * CHUNK : fs->n;
+        for (long i = k * CHUNK; i < end; ++i) {
+            const ct_friction_pair *p = &fs->p[i];
+            double u[2];
+            ct_friction_u(p, dim, x, x_prev, u);
+            e += p->mu * p->lambda * ct_friction_f0(unorm(u, dim - 1), eps);
+        }
+        part[k] = e;
+    }
+    double E = 0.0;
+    for (long k = 0; k < nchunk; ++k) E += part[k];
+    free(part);
+    return E;
+}
+
+void ct_friction_term_grad(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double eps,
+                           double *g)
+{
+    double u[2];
+    ct_friction_u(p, dim, x, x_prev, u);
+    double a = p->mu * p->lambda * ct_friction_f1_over_y(unorm(u, dim - 1), eps);
+    double t[3] = {0, 0, 0}; /* a · T u */
+    for (int d = 0; d < dim; ++d)
+        for (int j = 0; j < dim - 1; ++j) t[d] += a * p->T[d + dim * j] * u[j];
+    int nv = ct_collision_nverts(&p->c);
+    for (int k = 0; k < nv; ++k)
+        for (int d = 0; d < dim; ++d) g[dim * k + d] = p->coef[k] * t[d];
+}
+
+ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
+                               double eps, int threads, double *g)
+{
+    double *loc = malloc(((size_t)fs->n * 12 + 1) * sizeof *loc);
+    if (!loc) return CT_ENOMEM;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads(threads))
+    for (long i = 0; i < fs->n; ++i) ct_friction_term_grad(&fs->p[i], dim, x, x_prev, eps, loc + 12 * i);
+    for (long i = 0; i < fs->n; ++i) {
+        const ct_friction_pair *p = &fs->p[i];
+        int nv = ct_collision_nverts(&p->c);
+        for (int k = 0; k < nv; ++k)
+            for (int d = 0; d < dim; ++d) g[(size_t)dim * p->c.v[k] + d] += loc[12 * i + dim * k + d];
+    }
+    free(loc);
+    return CT_OK;
+}
+
+ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
+                              double eps, int threads, ct_triplets *H)
+{
+    double *loc = malloc(((size_t)fs->n * 144 + 1) * sizeof *loc);
+    if (!loc) return CT_ENOMEM;
+#pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads(threads))
+    for (long i = 0; i < fs->n; ++i) {
+        const ct_friction_pair *p = &fs->p[i];
+        double *Hl = loc + 144 * i;
+        int nv = ct_collision_nverts(&p->c), n = nv * dim;
+        if (!(p->lambda > 0.0)) {
+            memset(Hl, 0, (size_t)n * n * sizeof *Hl);
+            continue;
+        }
+        double u[2];
+        ct_friction_u(p, dim, x, x_prev, u);
+        double y = unorm(u, dim - 1);
+        /* M in tangent coordinates: (f1/y) I + ((f1' y − f1)/y³) u uᵀ */
+        double M[4] = {0, 0, 0, 0};
+        int m = dim - 1;
+        double f1y = ct_friction_f1_over_y(y, eps);
+        double c2 = y >= eps ? -1.0 / (y * y * y) : -1.0 / (eps * eps * (y > 0 ? y : 1.0));
+        if (y < eps && y == 0.0) c2 = 0.0;
+        for (int a = 0; a < m; ++a)
+            for (int b = 0; b < m; ++b) M[a + m * b] = (a == b ? f1y : 0.0) + c2 * u[a] * u[b];
+        /* K = μλ T M Tᵀ (dim × dim) */
+        double K[9];
+        for (int r = 0; r < dim; ++r)
+            for (int c = 0; c < dim; ++c) {
+                double s = 0.0;
+                for (int a = 0; a < m; ++a)
+                    for (int b = 0; b < m; ++b) s += p->T[r + dim * a] * M[a + m * b] * p->T[c + dim * b];
+                K[r + dim * c] = p->mu * p->lambda * s;
+            }
+        for (int k = 0; k < nv; ++k)
+            for (int l = 0; l < nv; ++l)
+                for (int r = 0; r < dim; ++r)
+                    for (int c = 0; c < dim; ++c)
+                        Hl[(dim * k + r) + n * (dim * l + c)] = p->coef[k] * p->coef[l] * K[r + dim * c];
+    }
+    ct_status st = CT_OK;
+    for (long i = 0; i < fs->n && st == CT_OK; ++i) {
+        const ct_friction_pair *p = &fs->p[i];
+        if (!(p->lambda > 0.0)) continue;
+        st = ct_triplets_add_block(H, p->c.v, ct_collision_nverts(&p->c), dim, loc + 144 * i);
+    }
+    free(loc);
+    return st;
+}

@@ -1,0 +1,125 @@
+/* ct_collisions.h — collision sets: which primitive pairs carry a contact energy, with which
+ * stencil and weight, and the evaluation of Σ_k w_k ψ(d_k²) (DESIGN §3, issue 3).
+ *
+ * A collision is a stencil of 1–4 surface vertices (point–point, point–edge, point–triangle,
+ * edge–edge, or a point against a half-space obstacle), the closest-feature type that fixes the
+ * distance function, and a signed weight w (an area: m² in 3D, m in 2D). Its energy is
+ *
+ *     w · m(x) · ψ(d²)        (m = edge–edge mollifier for EE stencils, 1 otherwise)
+ *
+ * where ψ is a per-pair energy density in J/m² (e.g. κ b(d)), supplied by the model, so one set
+ * serves the barrier, barrier + adhesion, and so on. The Hessian of each term is projected to PSD
+ * as a whole (one dense block per stencil).
+ *
+ * Two constructions of the set (the formulas are written out in models/ipc_adhesion/README.md):
+ *   CT_COLSET_IPC2020     the original IPC sum over every primitive pair within d̂
+ *                         (point–triangle + edge–edge in 3D, point–edge in 2D), duplicates and
+ *                         all, with area weights w_v/4 (PT) and (w_a + w_b)/4 (EE) in 3D, w_v/2 in 2D;
+ *   CT_COLSET_CONVERGENT  the improved max approximation of convergent IPC (Li et al. 2023):
+ *                         vertex quadrature ½ Σ_v w_v Ψ(v) with Ψ(v) the inclusion–exclusion sum
+ *                         over triangles − edges + vertices of the other surface (2D: edges −
+ *                         vertices), which equals the max for locally convex surfaces; edge–edge
+ *                         terms carry the weight d̂² (a point contact), see the README.
+ * Obstacles: every surface vertex against every half-space, weight w_v.
+ */
+#ifndef CT_COLLISIONS_H
+#define CT_COLLISIONS_H
+
+#include "ct_bvh.h"
+#include "ct_broadphase.h"
+#include "ct_mesh.h"
+#include "ct_model.h"
+#include "ct_sparse.h"
+#include "ct_status.h"
+
+typedef enum { CT_COL_PP, CT_COL_PE, CT_COL_PT, CT_COL_EE, CT_COL_PH } ct_col_kind;
+typedef enum { CT_COLSET_IPC2020, CT_COLSET_CONVERGENT } ct_colset_kind;
+typedef enum { CT_EEW_AREA, CT_EEW_DHAT2 } ct_ee_weight_kind;
+
+typedef struct ct_collision {
+    unsigned char kind; /* ct_col_kind */
+    unsigned char type; /* ct_pe_type / ct_pt_type / ct_ee_type for PE / PT / EE */
+    short pad;
+    int v[4];           /* stencil vertices (PP: 2, PE: p e0 e1, PT: p t0 t1 t2, EE: a0 a1 b0 b1;
+                           PH: v[0] the vertex, v[1] the obstacle index) */
+    int side;           /* number of stencil vertices on the first primitive (PP 1, PE 1, PT 1,
+                           EE 2, PH 1): vertices [0, side) against [side, n) */
+    double w;           /* signed weight (m² or m) */
+    double eps_x;       /* EE mollifier threshold (0: not mollified) */
+} ct_collision;
+
+/* Number of stencil vertices of a collision. */
+int ct_collision_nverts(const ct_collision *c);
+
+/* Surface topology needed by the constructions, built once per simulation. */
+typedef struct ct_contact_mesh {
+    int dim, nv;
+    const ct_surface *s;
+    const double *x_rest;    /* nv*dim rest positions (for the EE mollifier) */
+    const int *part;         /* participant (body) of each vertex */
+    const unsigned char *movable; /* nv: 0 if the vertex is fully prescribed (may be NULL) */
+    double *wv;              /* vertex weights: area (3D) / length (2D) share, = s->vert_area */
+    int *face_edges;         /* 3D: nf*3, edge k joins faces[3f+k] and faces[3f+(k+1)%3] */
+    int *ef_ptr, *ef_opp;    /* 3D: per edge, the opposite vertex of each incident face (CSR) */
+    int *ve_ptr, *ve_list;   /* per vertex, incident surface edges (CSR) */
+    int *vv_ptr, *vv_list;   /* per vertex, adjacent surface vertices (CSR, sorted) */
+    unsigned char *interior; /* 3D: vertex not on the border of an open surface;
+                                2D: vertex with exactly two incident segments */
+} ct_contact_mesh;
+
+ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s, const double *x_rest,
+                               const int *part, const unsigned char *movable);
+void ct_contact_mesh_free(ct_contact_mesh *cm);
+
+typedef struct ct_collision_set {
+    long n, cap;
+    ct_collision *c;
+} ct_collision_set;
+
+void ct_collision_set_init(ct_collision_set *cs);
+void ct_collision_set_free(ct_collision_set *cs);
+
+typedef struct ct_colset_opts {
+    ct_colset_kind kind;
+    ct_ee_weight_kind ee_weight; /* CONVERGENT only (IPC2020 always uses areas) */
+    double dhat;
+    int threads;
+} ct_colset_opts;
+
+/* Build the set of pairs active at x (d < d̂) from broad-phase candidates (proximity,
+ * inflated by d̂) and the obstacles. Terms with the same stencil are merged (weights summed);
+ * zero-weight terms are dropped. The order is deterministic. */
+ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
+                                 const ct_obstacle *obs, int nobs, const double *x, const ct_colset_opts *o);
+
+/* Energy density of a pair as a function of s = d²: returns ψ(s), and ψ_s, ψ_ss when the
+ * pointers are non-NULL. `c` identifies the pair (for per-pair parameters). */
+typedef double (*ct_density_fn)(const void *ctx, const ct_collision *c, double s, double *ps, double *pss);
+
+/* Distance² of collision c at x, with gradient (n*dim) and Hessian ((n*dim)², column-major)
+ * when non-NULL. */
+double ct_collision_d2(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                       const double *x, double *g, double *H);
+
+/* Σ w m ψ at x. */
+double ct_collision_energy(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                           const double *x, ct_density_fn f, const void *ctx, int threads);
+/* g += ∇ Σ w m ψ (nv*dim). Deterministic (per-term work in parallel, summed in set order). */
+ct_status ct_collision_gradient(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                const double *x, ct_density_fn f, const void *ctx, int threads, double *g);
+/* Append the per-term PSD-projected Hessian blocks. */
+ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                               const double *x, ct_density_fn f, const void *ctx, int threads, ct_triplets *H);
+
+/* Per-term gradient of one collision (n*dim entries) — for force reports and friction λ. */
+void ct_collision_term_grad(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                            const double *x, ct_density_fn f, const void *ctx, double *g);
+
+/* Participant of stencil vertex k of c (obstacles: nbodies + obstacle index). */
+int ct_collision_part(const ct_collision *c, const ct_contact_mesh *cm, int nbodies, int k);
+
+/* Smallest distance over the set (INFINITY if empty). */
+double ct_collision_min_distance(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                 const double *x);
+
+#endif

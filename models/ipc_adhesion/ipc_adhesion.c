@@ -1,0 +1,440 @@
+/* ipc_adhesion.c — the IPC model: area-weighted log barrier + lagged mollified friction
+ * (paper 000 §3.1, paper 003), on the core's contact machinery. Registered as "ipc_adhesion"
+ * and as "ipc". The Fang et al. adhesion terms are the next issue; with them switched off this
+ * file is plain IPC. Formulas: models/ipc_adhesion/README.md.
+ *
+ * Per step: begin_step lags the friction state (λ, T, closest points) at x^n; every energy,
+ * gradient and Hessian call builds the collision set at its x (broad phase inflated by d̂, cached
+ * while x does not change); max_step runs additive CCD on the swept candidates and the
+ * half-space obstacles; end_step updates the adaptive stiffness and the statistics.
+ */
+#include "contactlab/ct_barrier.h"
+#include "contactlab/ct_broadphase.h"
+#include "contactlab/ct_ccd.h"
+#include "contactlab/ct_collisions.h"
+#include "contactlab/ct_friction.h"
+#include "contactlab/ct_model.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------- parameters ---------- */
+
+static const char *const colset_choices[] = {"convergent", "ipc2020", NULL};
+static const char *const eew_choices[] = {"dhat2", "area", NULL};
+
+enum { P_DHAT, P_KAPPA, P_MU, P_EPS_V, P_COLSET, P_EEW, P_CCD_S, P_KAPPA_SCALE, P_NPARAMS };
+
+static const ct_param_spec ipc_params[] = {
+    [P_DHAT] = {"dhat", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
+                "barrier activation distance d̂", 0},
+    [P_KAPPA] = {"kappa", CT_PARAM_REAL, 0, "Pa", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
+                 "barrier stiffness κ (a pressure); auto: kappa_scale × the smaller Young's modulus, "
+                 "doubled while contacts keep closing below 1e-9·bbox (IPC adaptive update)",
+                 1},
+    [P_MU] = {"mu", CT_PARAM_REAL, 0, "", 0, INFINITY, 0, NULL, "friction coefficient μ", 0},
+    [P_EPS_V] = {"eps_v", CT_PARAM_REAL, 1e-3, "m/s", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
+                 "friction slip-velocity threshold ε_v (static ↔ dynamic transition width)", 0},
+    [P_COLSET] = {"collision_set", CT_PARAM_CHOICE, 0, "", 0, 0, 0, colset_choices,
+                  "convergent: max approximation with vertex quadrature (Li et al. 2023); "
+                  "ipc2020: sum over all primitive pairs",
+                  0},
+    [P_EEW] = {"ee_weight", CT_PARAM_CHOICE, 0, "", 0, 0, 0, eew_choices,
+               "edge-edge weight of the convergent set: dhat2 (point contact, d̂²) or area (½(w_a+w_b)/2, "
+               "as ipc-toolkit)",
+               0},
+    [P_CCD_S] = {"ccd_s", CT_PARAM_REAL, 0.1, "", 0, 1, CT_PARAM_MIN_EXCL | CT_PARAM_MAX_EXCL, NULL,
+                 "additive CCD stops when the distance has shrunk to this fraction", 0},
+    [P_KAPPA_SCALE] = {"kappa_scale", CT_PARAM_REAL, 0.1, "", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
+                       "auto κ = kappa_scale × min Young's modulus of the bodies", 0},
+    [P_NPARAMS] = {NULL},
+};
+
+/* ---------- state ---------- */
+
+typedef struct ipc_state {
+    int dim, nx, nbodies, nobs;
+    double dhat, kappa, kappa_max, mu, eps_v;
+    int kappa_auto;
+    ct_colset_opts colset;
+    ct_ccd_opts ccd;
+    unsigned char *movable;
+    ct_contact_mesh cm;
+    /* collision set at the cached x */
+    ct_candidates cand;
+    ct_collision_set cs;
+    double *x_cached;
+    int cache_valid;
+    /* friction lagged at x_lag (x^n, or the last converged iterate) */
+    ct_friction_set fs;
+    double *x_step0; /* x^n: friction displacements are measured from it */
+    /* statistics */
+    double t_bp, t_ccd, t_pairs;
+    double prev_min_dist;
+    const char *scalar_names[3];
+} ipc_state;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* barrier density κ b(√s) */
+static double barrier_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
+{
+    (void)c;
+    const ipc_state *st = ctx;
+    double b = ct_barrier_s(s, st->dhat, ps, pss);
+    if (ps) *ps *= st->kappa;
+    if (pss) *pss *= st->kappa;
+    return st->kappa * b;
+}
+
+static double pair_mu(const void *ctx, const ct_collision *c)
+{
+    (void)c;
+    return ((const ipc_state *)ctx)->mu;
+}
+
+static void ipc_destroy(void *p)
+{
+    ipc_state *st = p;
+    free(st->movable);
+    ct_contact_mesh_free(&st->cm);
+    ct_candidates_free(&st->cand);
+    ct_collision_set_free(&st->cs);
+    ct_friction_set_free(&st->fs);
+    free(st->x_cached);
+    free(st->x_step0);
+}
+
+static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, ct_diag *diag)
+{
+    ipc_state *st = p;
+    st->dim = c->dim;
+    st->nx = c->nx;
+    st->nbodies = c->nbodies;
+    st->nobs = c->nobstacles;
+    st->dhat = prm->value[P_DHAT];
+    st->mu = prm->value[P_MU];
+    st->eps_v = prm->value[P_EPS_V];
+    st->kappa_auto = prm->is_auto[P_KAPPA];
+    if (st->kappa_auto) {
+        double Emin = INFINITY;
+        for (int b = 0; b < c->nbodies; ++b)
+            if (c->part_young && isfinite(c->part_young[b])) Emin = fmin(Emin, c->part_young[b]);
+        if (!isfinite(Emin)) {
+            ct_diag_add(diag, CT_EINPUT,
+                        "/contact/kappa: \"auto\" needs at least one body with a material (give a value in Pa)");
+            return CT_EINPUT;
+        }
+        st->kappa = prm->value[P_KAPPA_SCALE] * Emin;
+        st->kappa_max = 100.0 * st->kappa;
+    } else {
+        st->kappa = st->kappa_max = prm->value[P_KAPPA];
+    }
+    st->colset.kind = (int)prm->value[P_COLSET] == 0 ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020;
+    st->colset.ee_weight = (int)prm->value[P_EEW] == 0 ? CT_EEW_DHAT2 : CT_EEW_AREA;
+    st->colset.dhat = st->dhat;
+    st->colset.threads = c->threads;
+    st->ccd = ct_ccd_default_opts();
+    st->ccd.s = prm->value[P_CCD_S];
+    size_t nxd = (size_t)c->nx * (size_t)c->dim;
+    st->movable = malloc((size_t)c->nx + 1);
+    st->x_cached = malloc((nxd + 1) * sizeof(double));
+    st->x_step0 = malloc((nxd + 1) * sizeof(double));
+    if (!st->movable || !st->x_cached || !st->x_step0) return CT_ENOMEM;
+    for (int v = 0; v < c->nx; ++v) st->movable[v] = !(c->vert_kinematic && c->vert_kinematic[v]);
+    ct_status s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
+    if (s != CT_OK) return s;
+    ct_candidates_init(&st->cand);
+    ct_collision_set_init(&st->cs);
+    ct_friction_set_init(&st->fs);
+    memcpy(st->x_step0, c->x_prev, nxd * sizeof(double));
+    st->prev_min_dist = INFINITY;
+    st->scalar_names[0] = "kappa";
+    st->scalar_names[1] = "min_distance";
+    st->scalar_names[2] = "friction_pairs";
+    return CT_OK;
+}
+
+/* Make st->cs the collision set at x. */
+static ct_status ensure_collisions(ipc_state *st, const ct_step_ctx *c, const double *x)
+{
+    size_t nxd = (size_t)st->nx * (size_t)st->dim;
+    if (st->cache_valid && memcmp(st->x_cached, x, nxd * sizeof *x) == 0) return CT_OK;
+    double t0 = now();
+    ct_status s = ct_broadphase_proximity(c->surf, x, st->movable, st->dhat, c->threads, &st->cand);
+    double t1 = now();
+    if (s == CT_OK) s = ct_collision_set_build(&st->cs, &st->cm, &st->cand, c->obstacles, c->nobstacles, x, &st->colset);
+    st->t_bp += t1 - t0;
+    st->t_pairs += now() - t1;
+    if (s != CT_OK) return s;
+    memcpy(st->x_cached, x, nxd * sizeof *x);
+    st->cache_valid = 1;
+    return CT_OK;
+}
+
+static double friction_eps(const ipc_state *st, const ct_step_ctx *c) { return st->eps_v * c->h; }
+
+static ct_status lag_friction(ipc_state *st, const ct_step_ctx *c, const double *x)
+{
+    if (!(st->mu > 0.0)) {
+        st->fs.n = 0;
+        return CT_OK;
+    }
+    ct_status s = ensure_collisions(st, c, x);
+    if (s != CT_OK) return s;
+    return ct_friction_set_build(&st->fs, &st->cs, &st->cm, c->obstacles, x, barrier_density, st, pair_mu, st);
+}
+
+static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
+{
+    ipc_state *st = p;
+    st->t_bp = st->t_ccd = st->t_pairs = 0.0;
+    memcpy(st->x_step0, c->x_prev, (size_t)st->nx * st->dim * sizeof(double));
+    return lag_friction(st, c, c->x_prev);
+}
+
+static ct_status ipc_energy(void *p, const ct_step_ctx *c, const double *x, double *E)
+{
+    ipc_state *st = p;
+    ct_status s = ensure_collisions(st, c, x);
+    if (s != CT_OK) return s;
+    double t0 = now();
+    double e = ct_collision_energy(&st->cs, &st->cm, c->obstacles, x, barrier_density, st, c->threads);
+    if (st->fs.n) e += ct_friction_energy(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads);
+    st->t_pairs += now() - t0;
+    *E = e;
+    return isnan(e) ? CT_ENOMEM : CT_OK;
+}
+
+static ct_status ipc_gradient(void *p, const ct_step_ctx *c, const double *x, double *g)
+{
+    ipc_state *st = p;
+    ct_status s = ensure_collisions(st, c, x);
+    if (s != CT_OK) return s;
+    double t0 = now();
+    s = ct_collision_gradient(&st->cs, &st->cm, c->obstacles, x, barrier_density, st, c->threads, g);
+    if (s == CT_OK && st->fs.n)
+        s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, g);
+    st->t_pairs += now() - t0;
+    return s;
+}
+
+static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_triplets *H)
+{
+    ipc_state *st = p;
+    ct_status s = ensure_collisions(st, c, x);
+    if (s != CT_OK) return s;
+    double t0 = now();
+    s = ct_collision_hessian(&st->cs, &st->cm, c->obstacles, x, barrier_density, st, c->threads, H);
+    if (s == CT_OK && st->fs.n)
+        s = ct_friction_hessian(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, H);
+    st->t_pairs += now() - t0;
+    return s;
+}
+
+/* Largest safe step along dx: ACCD on the swept candidates, closed form for half-spaces. */
+static ct_status ipc_max_step(void *p, const ct_step_ctx *c, const double *x, const double *dx, double *alpha)
+{
+    ipc_state *st = p;
+    const int dim = st->dim;
+    const ct_surface *s = c->surf;
+    double t0 = now();
+    ct_candidates cc;
+    ct_candidates_init(&cc);
+    ct_status rs = ct_broadphase_ccd(s, x, dx, st->movable, 0.0, c->threads, &cc);
+    double t1 = now();
+    st->t_bp += t1 - t0;
+    if (rs != CT_OK) {
+        ct_candidates_free(&cc);
+        return rs;
+    }
+    double amin = 1.0;
+    const ct_pair_list *lists[2];
+    ct_ccd_kind kinds[2];
+    int nl = 0;
+    if (dim == 3) {
+        lists[nl] = &cc.vf, kinds[nl++] = CT_CCD_PT;
+        lists[nl] = &cc.ee, kinds[nl++] = CT_CCD_EE;
+    } else {
+        lists[nl] = &cc.ve, kinds[nl++] = CT_CCD_PE;
+    }
+    for (int l = 0; l < nl; ++l) {
+        const ct_pair_list *L = lists[l];
+        ct_ccd_kind kind = kinds[l];
+        double lmin = 1.0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(min : lmin) num_threads(c->threads > 0 ? c->threads : omp_get_max_threads())
+        for (long i = 0; i < L->n; ++i) {
+            int a = L->ij[2 * i], b = L->ij[2 * i + 1];
+            int v[4], n = 0;
+            if (kind == CT_CCD_PT) {
+                v[0] = a, v[1] = s->faces[3 * b], v[2] = s->faces[3 * b + 1], v[3] = s->faces[3 * b + 2], n = 4;
+            } else if (kind == CT_CCD_EE) {
+                v[0] = s->edges[2 * a], v[1] = s->edges[2 * a + 1], v[2] = s->edges[2 * b], v[3] = s->edges[2 * b + 1];
+                n = 4;
+            } else {
+                v[0] = a, v[1] = s->edges[2 * b], v[2] = s->edges[2 * b + 1], n = 3;
+            }
+            double xs[12], ds[12];
+            for (int k = 0; k < n; ++k)
+                for (int d = 0; d < dim; ++d) {
+                    xs[dim * k + d] = x[(size_t)dim * v[k] + d];
+                    ds[dim * k + d] = dx[(size_t)dim * v[k] + d];
+                }
+            double toi = 1.0;
+            if (ct_accd(kind, dim, xs, ds, fmin(lmin, 1.0), &st->ccd, &toi)) lmin = fmin(lmin, toi);
+        }
+        amin = fmin(amin, fmin(lmin, 1.0));
+    }
+    /* half-spaces: distance n·(x − o) may shrink to the fraction s of itself */
+    for (int o = 0; o < c->nobstacles; ++o) {
+        const ct_obstacle *ob = &c->obstacles[o];
+        for (int k = 0; k < s->nbv; ++k) {
+            int v = s->bverts[k];
+            if (!st->movable[v]) continue;
+            double d = 0.0, dd = 0.0;
+            for (int i = 0; i < dim; ++i) {
+                d += ob->normal[i] * (x[(size_t)dim * v + i] - ob->point[i]);
+                dd += ob->normal[i] * dx[(size_t)dim * v + i];
+            }
+            if (dd < 0.0) amin = fmin(amin, (1.0 - st->ccd.s) * d / -dd);
+        }
+    }
+    ct_candidates_free(&cc);
+    st->t_ccd += now() - t1;
+    *alpha = amin > 0.0 ? amin : 0.0;
+    return CT_OK;
+}
+
+/* Fixed-point friction: re-lag at the converged x; the change is measured on the friction
+ * forces at x (max-norm relative to the largest). */
+static ct_status ipc_update_lagged(void *p, const ct_step_ctx *c, const double *x, double *delta)
+{
+    ipc_state *st = p;
+    *delta = 0.0;
+    if (!(st->mu > 0.0)) return CT_OK;
+    size_t nxd = (size_t)st->nx * st->dim;
+    double *g0 = calloc(nxd + 1, sizeof *g0), *g1 = calloc(nxd + 1, sizeof *g1);
+    if (!g0 || !g1) {
+        free(g0);
+        free(g1);
+        return CT_ENOMEM;
+    }
+    double eps = friction_eps(st, c);
+    ct_status s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, eps, c->threads, g0);
+    if (s == CT_OK) s = lag_friction(st, c, x);
+    if (s == CT_OK) s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, eps, c->threads, g1);
+    double dmax = 0.0, gmax = 0.0;
+    for (size_t i = 0; i < nxd; ++i) {
+        dmax = fmax(dmax, fabs(g1[i] - g0[i]));
+        gmax = fmax(gmax, fabs(g1[i]));
+    }
+    *delta = gmax > 0.0 ? dmax / gmax : 0.0;
+    free(g0);
+    free(g1);
+    return s;
+}
+
+static ct_status ipc_end_step(void *p, const ct_step_ctx *c, const double *x, ct_model_stats *ms)
+{
+    ipc_state *st = p;
+    ct_status s = ensure_collisions(st, c, x);
+    if (s != CT_OK) return s;
+    double dmin = ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x);
+    ms->n_candidates = st->cand.vf.n + st->cand.ee.n + st->cand.ve.n;
+    ms->n_active = st->cs.n;
+    ms->min_distance = dmin;
+    ms->t_broadphase = st->t_bp;
+    ms->t_ccd = st->t_ccd;
+    ms->t_pairs = st->t_pairs;
+    /* IPC adaptive stiffness: double κ while the closest contact keeps closing below ε_d */
+    if (st->kappa_auto) {
+        double eps_d = 1e-9 * c->bbox_diag;
+        if (st->prev_min_dist < eps_d && dmin < eps_d && dmin < st->prev_min_dist)
+            st->kappa = fmin(st->kappa_max, 2.0 * st->kappa);
+    }
+    st->prev_min_dist = dmin;
+    return CT_OK;
+}
+
+static void add_force(ct_force_report *r, int a, int b, ct_force_category cat, const double *f, int dim)
+{
+    double *F = ct_force_report_at(r, a, b, cat);
+    for (int d = 0; d < dim; ++d) F[d] += f[d];
+}
+
+static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_force_report *out)
+{
+    ipc_state *st = p;
+    const int dim = st->dim, nb = st->nbodies;
+    ct_status s = ensure_collisions(st, c, x);
+    if (s != CT_OK) return s;
+    double g[12];
+    for (long i = 0; i < st->cs.n; ++i) {
+        const ct_collision *col = &st->cs.c[i];
+        ct_collision_term_grad(col, &st->cm, c->obstacles, x, barrier_density, st, g);
+        int n = ct_collision_nverts(col);
+        int A = ct_collision_part(col, &st->cm, nb, 0);
+        int B = col->kind == CT_COL_PH ? nb + col->v[1] : ct_collision_part(col, &st->cm, nb, col->side);
+        double fa[3] = {0, 0, 0}, fb[3] = {0, 0, 0};
+        for (int k = 0; k < n; ++k)
+            for (int d = 0; d < dim; ++d) (k < col->side ? fa : fb)[d] -= g[dim * k + d];
+        if (col->kind == CT_COL_PH)
+            for (int d = 0; d < dim; ++d) fb[d] = -fa[d]; /* the obstacle takes the reaction */
+        add_force(out, A, B, CT_FORCE_BARRIER, fa, dim);
+        add_force(out, B, A, CT_FORCE_BARRIER, fb, dim);
+        if (col->w > 0.0) {
+            out->active_pairs[A * out->np + B]++;
+            if (A != B) out->active_pairs[B * out->np + A]++;
+        }
+    }
+    double eps = friction_eps(st, c);
+    for (long i = 0; i < st->fs.n; ++i) {
+        const ct_friction_pair *fp = &st->fs.p[i];
+        ct_friction_term_grad(fp, dim, x, st->x_step0, eps, g);
+        const ct_collision *col = &fp->c;
+        int n = ct_collision_nverts(col);
+        int A = ct_collision_part(col, &st->cm, nb, 0);
+        int B = col->kind == CT_COL_PH ? nb + col->v[1] : ct_collision_part(col, &st->cm, nb, col->side);
+        double fa[3] = {0, 0, 0}, fb[3] = {0, 0, 0};
+        for (int k = 0; k < n; ++k)
+            for (int d = 0; d < dim; ++d) (k < col->side ? fa : fb)[d] -= g[dim * k + d];
+        if (col->kind == CT_COL_PH)
+            for (int d = 0; d < dim; ++d) fb[d] = -fa[d];
+        add_force(out, A, B, CT_FORCE_FRICTION, fa, dim);
+        add_force(out, B, A, CT_FORCE_FRICTION, fb, dim);
+    }
+    int ns = out->nscalars < 3 ? out->nscalars : 3;
+    out->nscalars = ns;
+    double vals[3] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)st->fs.n};
+    for (int k = 0; k < ns; ++k) {
+        out->scalar_names[k] = st->scalar_names[k];
+        out->scalars[k] = vals[k];
+    }
+    return CT_OK;
+}
+
+#define IPC_OPS                                                                                              \
+    .state_size = sizeof(ipc_state), .params = ipc_params, .init = ipc_init, .destroy = ipc_destroy,          \
+    .begin_step = ipc_begin_step, .energy = ipc_energy, .gradient = ipc_gradient, .hessian = ipc_hessian,    \
+    .max_step = ipc_max_step, .update_lagged = ipc_update_lagged, .end_step = ipc_end_step,                   \
+    .forces = ipc_forces
+
+const ct_model_type ct_model_ipc_adhesion = {
+    .name = "ipc_adhesion",
+    .summary = "IPC barrier (area-weighted, d̂) + lagged mollified friction; Fang et al. adhesion (next issue)",
+    IPC_OPS,
+};
+
+const ct_model_type ct_model_ipc = {
+    .name = "ipc",
+    .summary = "plain IPC: the ipc_adhesion model with adhesion off",
+    IPC_OPS,
+};
