@@ -57,7 +57,7 @@ void ct_candidates_free(ct_candidates *c)
 static void prim_boxes(int d, const double *x, const double *dx, const int *verts, int nvp,
                        int nprim, double r, int nt, double *boxes)
 {
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(static) num_threads(nt) if (nprim > 50000)
     for (int p = 0; p < nprim; ++p) {
         double *lo = boxes + 2 * (size_t)d * (size_t)p, *hi = lo + d;
         for (int c = 0; c < d; ++c) lo[c] = HUGE_VAL, hi[c] = -HUGE_VAL;

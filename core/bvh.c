@@ -13,7 +13,11 @@
  *
  * Layout: nodes in one array, pre-order (a parent precedes its children), so a refit is one
  * reverse sweep. Every subtree covers a contiguous range of `order`; leaves hold <= 4 boxes.
- * The boxes are kept in leaf order (6 doubles each) for cache-friendly leaf tests.
+ * The boxes are kept in leaf order (6 doubles each) for cache-friendly leaf tests. Because a
+ * node over c boxes always splits into c/2 and c - c/2, the topology depends on n only: node
+ * indices are known in advance and large subtrees are built as independent OpenMP tasks, with
+ * a result identical to the serial build. Measured (tests/check_bvh.c): ~130-180 ns per box on
+ * one thread (20800 triangles: ~3 ms).
  *
  * Pair query: simultaneous descent of the two trees (Gottschalk et al., "OBBTree", 1996,
  * descend into the larger node), or self-descent for a == b: (N,N) -> (L,L), (R,R), (L,R).
@@ -104,7 +108,7 @@ static inline void swap_item(item *a, item *b)
 
 /* Partial sort (nth_element): afterwards o[k] has the key it would have in sorted order,
  * keys in o[0..k) are smaller and keys in o(k..n) larger. Quickselect with a median-of-3
- * pivot (Hoare partition), insertion sort on short ranges; expected O(n). */
+ * pivot (branch-free Lomuto partition), insertion sort on short ranges; expected O(n). */
 static void select_kth(item *o, int n, int k, int axis)
 {
     int lo = 0, hi = n - 1;
@@ -182,7 +186,7 @@ static int subtree_nodes(int count)
 /* Build the subtree of node `node` over items[first .. first+count). Nodes are in pre-order:
  * the left child is node + 1, the right child follows the left subtree. Large subtrees are
  * built as OpenMP tasks (each writes only its own node and item ranges). */
-static void build_rec(ct_bvh *b, item *items, int node, int first, int count)
+static void build_rec(ct_bvh *b, item *items, int node, int first, int count, int par)
 {
     ct_bvh_node *nd = &b->nodes[node];
     nd->first = first;
@@ -209,13 +213,13 @@ static void build_rec(ct_bvh *b, item *items, int node, int first, int count)
     select_kth(o, count, half, axis);
     nd->left = node + 1;
     nd->right = node + 1 + subtree_nodes(half);
-    if (count >= 4096) {
+    if (par && count >= 4096) {
 #pragma omp task default(none) firstprivate(b, items, node, first, half)
-        build_rec(b, items, node + 1, first, half);
+        build_rec(b, items, node + 1, first, half, 1);
     } else {
-        build_rec(b, items, node + 1, first, half);
+        build_rec(b, items, node + 1, first, half, par);
     }
-    build_rec(b, items, nd->right, first + half, count - half);
+    build_rec(b, items, nd->right, first + half, count - half, par);
 }
 
 ct_status ct_bvh_build(ct_bvh *b, int dim, int n, const double *boxes)
@@ -261,9 +265,9 @@ ct_status ct_bvh_build_threads(ct_bvh *b, int dim, int n, const double *boxes, i
     if (n >= 8192 && nt > 1 && !omp_in_parallel()) {
 #pragma omp parallel num_threads(nt)
 #pragma omp single
-        build_rec(b, items, 0, 0, n);
+        build_rec(b, items, 0, 0, n, 1); /* the tasks end at the region's closing barrier */
     } else {
-        build_rec(b, items, 0, 0, n);
+        build_rec(b, items, 0, 0, n, 0);
     }
     free(items);
     ct_bvh_refit(b, boxes);
