@@ -38,8 +38,7 @@ ct_ccd_opts ct_ccd_default_opts(void)
 static double stencil_d2(ct_ccd_kind kind, int dim, const double *y)
 {
     switch (kind) {
-    case CT_CCD_PP:
-        return ct_pp_d2(dim, y, y + dim, NULL, NULL);
+    case CT_CCD_PP: return ct_pp_d2(dim, y, y + dim, NULL, NULL);
     case CT_CCD_PE: {
         const double *p = y, *e0 = y + dim, *e1 = y + 2 * dim;
         return ct_pe_d2(dim, p, e0, e1, ct_pe_classify(dim, p, e0, e1), NULL, NULL);
@@ -56,8 +55,8 @@ static double stencil_d2(ct_ccd_kind kind, int dim, const double *y)
     return 0.0;
 }
 
-int ct_accd(ct_ccd_kind kind, int dim, const double *x, const double *dx, double tmax,
-            const ct_ccd_opts *o, double *toi)
+int ct_accd(ct_ccd_kind kind, int dim, const double *x, const double *dx, double tmax, const ct_ccd_opts *o,
+            double *toi)
 {
     const ct_ccd_opts def = ct_ccd_default_opts();
     if (!o) o = &def;
@@ -101,8 +100,10 @@ int ct_accd(ct_ccd_kind kind, int dim, const double *x, const double *dx, double
             p[i * dim + k] = dx[i * dim + k] - mean[k];
             q += p[i * dim + k] * p[i * dim + k];
         }
-        if (i < nfirst) m1 = q > m1 ? q : m1;
-        else m2 = q > m2 ? q : m2;
+        if (i < nfirst)
+            m1 = q > m1 ? q : m1;
+        else
+            m2 = q > m2 ? q : m2;
     }
     const double lp = sqrt(m1) + sqrt(m2);
     if (!isfinite(lp)) {

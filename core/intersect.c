@@ -4,10 +4,13 @@
  * Robust Geometric Predicates", DCG 18, 1997): the determinant is first evaluated in plain
  * floating point and accepted when its magnitude exceeds Shewchuk's a-priori error bound
  * (ccwerrboundA / o3derrboundA times the permanent). Otherwise it is recomputed exactly as a
- * floating-point expansion: the determinant is expanded into products of input coordinates,
- * each product is made exact with TwoProduct (fma), and the terms are accumulated with
- * Grow-Expansion (TwoSum), which keeps the expansion nonoverlapping with increasing
- * magnitudes; the sign of the sum is the sign of its largest (last nonzero) component.
+ * floating-point expansion: products are made exact with TwoProduct (fma) and the terms are
+ * accumulated with Grow-Expansion (TwoSum), which keeps the expansion nonoverlapping with
+ * increasing magnitudes; the sign of the sum is the sign of its largest (last nonzero)
+ * component. When the coordinate differences happen to be exact (TwoSum tails all zero: the
+ * usual degenerate case of grid or nearby points) the determinant of the differences is
+ * expanded (24 terms in 3D); otherwise the determinant is expanded into products of the input
+ * coordinates themselves (96 terms in 3D, 12 in 2D).
  * Exact as long as no product underflows (coordinates far above 1e-70 in magnitude or zero).
  *
  * Segment tests are built on these signs only (no division), closed primitives: touching
@@ -100,8 +103,8 @@ static int orient2d_exact(const double *a, const double *b, const double *c)
 {
     double e[16];
     int n = 0;
-    const double terms[6][3] = {{1.0, a[0], b[1]},  {-1.0, a[0], c[1]}, {-1.0, b[0], a[1]},
-                                {1.0, b[0], c[1]},  {1.0, c[0], a[1]},  {-1.0, c[0], b[1]}};
+    const double terms[6][3] = {{1.0, a[0], b[1]}, {-1.0, a[0], c[1]}, {-1.0, b[0], a[1]},
+                                {1.0, b[0], c[1]}, {1.0, c[0], a[1]},  {-1.0, c[0], b[1]}};
     for (int k = 0; k < 6; ++k) {
         double x, y;
         two_prod(terms[k][1], terms[k][2], &x, &y);
@@ -275,8 +278,8 @@ static int segments_intersect_3d(const double *p0, const double *p1, const doubl
     return 1;
 }
 
-int ct_segment_triangle_intersect(const double *a0, const double *a1, const double *t0,
-                                  const double *t1, const double *t2)
+int ct_segment_triangle_intersect(const double *a0, const double *a1, const double *t0, const double *t1,
+                                  const double *t2)
 {
     int s0 = ct_orient3d(t0, t1, t2, a0), s1 = ct_orient3d(t0, t1, t2, a1);
     if (s0 * s1 > 0) return 0; /* both end points strictly on one side of the plane */
@@ -300,8 +303,7 @@ int ct_segment_triangle_intersect(const double *a0, const double *a1, const doub
     /* The segment meets the plane in exactly one point X (s0 ≠ s1, s0·s1 ≤ 0); the triangle is
      * nondegenerate. X is in the closed triangle iff the line a0a1 passes every edge on the
      * same side: the three signed volumes have no two strictly opposite signs. */
-    int v0 = ct_orient3d(a0, a1, t0, t1), v1 = ct_orient3d(a0, a1, t1, t2),
-        v2 = ct_orient3d(a0, a1, t2, t0);
+    int v0 = ct_orient3d(a0, a1, t0, t1), v1 = ct_orient3d(a0, a1, t1, t2), v2 = ct_orient3d(a0, a1, t2, t0);
     int has_pos = v0 > 0 || v1 > 0 || v2 > 0, has_neg = v0 < 0 || v1 < 0 || v2 < 0;
     return !(has_pos && has_neg);
 }
@@ -349,8 +351,8 @@ static void cell_boxes(const int *cells, int n, int nper, int dim, const double 
     }
 }
 
-long ct_surface_intersections(const ct_surface *s, const double *x, int threads,
-                              ct_intersection *out, long cap)
+long ct_surface_intersections(const ct_surface *s, const double *x, int threads, ct_intersection *out,
+                              long cap)
 {
     if (!s || !x || (s->dim != 2 && s->dim != 3)) return 0;
     const int dim = s->dim, three = dim == 3;

@@ -22,6 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Check's ck_assert records every passing assertion (a write to a pipe, microseconds each):
+ * hot loops use this instead, which only calls into Check on failure. */
+#define REQUIRE(cond, ...)                      \
+    do {                                        \
+        if (!(cond)) ck_abort_msg(__VA_ARGS__); \
+    } while (0)
+
 /* ---------------------------------------------------------------- random numbers */
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
@@ -117,8 +124,7 @@ static big big_from(double x, int e)
     double m = frexp(fabs(x), &ex);
     uint64_t M = (uint64_t)ldexp(m, 53); /* exact 53-bit integer */
     int sh = ex - 53 - e;                /* >= 0 */
-    ck_assert_int_ge(sh, 0);
-    ck_assert_int_lt(sh, 64 * (NL - 4));
+    REQUIRE(sh >= 0 && sh < 64 * (NL - 4), "exponent range too wide for the big integers");
     int limb = sh / 64, bit = sh % 64;
     r.w[limb] = M << bit;
     if (bit) r.w[limb + 1] = M >> (64 - bit);
@@ -188,12 +194,12 @@ START_TEST(test_orient_random)
         for (int i = 0; i < 4; ++i)
             for (int k = 0; k < 3; ++k) p[i][k] = integer ? irand(-3, 3) : rand_wide(20);
         int r2 = ref_orient2d(p[0], p[1], p[2]), r3 = ref_orient3d(p[0], p[1], p[2], p[3]);
-        ck_assert_int_eq(ct_orient2d(p[0], p[1], p[2]), r2);
-        ck_assert_int_eq(ct_orient3d(p[0], p[1], p[2], p[3]), r3);
+        REQUIRE(ct_orient2d(p[0], p[1], p[2]) == r2, "wrong sign (line %d)", __LINE__);
+        REQUIRE(ct_orient3d(p[0], p[1], p[2], p[3]) == r3, "wrong sign (line %d)", __LINE__);
         /* permutation rules: an odd permutation flips the sign */
-        ck_assert_int_eq(ct_orient2d(p[1], p[0], p[2]), -r2);
-        ck_assert_int_eq(ct_orient3d(p[0], p[1], p[3], p[2]), -r3);
-        ck_assert_int_eq(ct_orient3d(p[1], p[2], p[3], p[0]), -r3);
+        REQUIRE(ct_orient2d(p[1], p[0], p[2]) == -r2, "wrong sign (line %d)", __LINE__);
+        REQUIRE(ct_orient3d(p[0], p[1], p[3], p[2]) == -r3, "wrong sign (line %d)", __LINE__);
+        REQUIRE(ct_orient3d(p[1], p[2], p[3], p[0]) == -r3, "wrong sign (line %d)", __LINE__);
         n += 2;
         zeros += (r2 == 0) + (r3 == 0);
     }
@@ -211,9 +217,10 @@ START_TEST(test_orient2d_near_degenerate)
         for (int j = 0; j < 256; ++j) {
             double a[2] = {0.5 + i * u, 0.5 + j * u};
             int r = ref_orient2d(a, b, c);
-            ck_assert_int_eq(ct_orient2d(a, b, c), r);
-            ck_assert_int_eq(ct_orient2d(b, c, a), r); /* cyclic permutation: same sign */
-            ck_assert_int_eq(ct_orient2d(c, a, b), r);
+            REQUIRE(ct_orient2d(a, b, c) == r, "wrong sign (line %d)", __LINE__);
+            /* cyclic permutations: the same sign */
+            REQUIRE(ct_orient2d(b, c, a) == r, "wrong sign (line %d)", __LINE__);
+            REQUIRE(ct_orient2d(c, a, b) == r, "wrong sign (line %d)", __LINE__);
             naive_wrong += naive_orient2d(a, b, c) != r;
             zeros += r == 0;
             ++n;
@@ -228,12 +235,13 @@ START_TEST(test_orient2d_near_degenerate)
             p[k][1] = o[1] + s * d[1];
         }
         int r = ref_orient2d(p[0], p[1], p[2]);
-        ck_assert_int_eq(ct_orient2d(p[0], p[1], p[2]), r);
+        REQUIRE(ct_orient2d(p[0], p[1], p[2]) == r, "wrong sign (line %d)", __LINE__);
         naive_wrong += naive_orient2d(p[0], p[1], p[2]) != r;
         ++n;
     }
     printf("orient2d near-degenerate: %ld cases, all exact; naive evaluation wrong in %ld "
-           "(%ld exact zeros)\n", n, naive_wrong, zeros);
+           "(%ld exact zeros)\n",
+           n, naive_wrong, zeros);
     ck_assert_int_gt(naive_wrong, 0); /* the test does exercise the hard cases */
     ck_assert_int_gt(zeros, 0);
 }
@@ -250,8 +258,9 @@ START_TEST(test_orient3d_near_degenerate)
             for (int k = 0; k < 4; ++k) {
                 double a[3] = {0.5 + i * u, 0.5 + j * u, 0.5 + k * u};
                 int r = ref_orient3d(a, b, c, d);
-                ck_assert_int_eq(ct_orient3d(a, b, c, d), r);
-                ck_assert_int_eq(ct_orient3d(b, a, d, c), r); /* even permutation */
+                REQUIRE(ct_orient3d(a, b, c, d) == r, "wrong sign (line %d)", __LINE__);
+                /* an even permutation: the same sign */
+                REQUIRE(ct_orient3d(b, a, d, c) == r, "wrong sign (line %d)", __LINE__);
                 naive_wrong += naive_orient3d(a, b, c, d) != r;
                 zeros += r == 0;
                 ++n;
@@ -265,12 +274,13 @@ START_TEST(test_orient3d_near_degenerate)
             for (int k = 0; k < 3; ++k) p[q][k] = o[k] + s * e1[k] + t * e2[k];
         }
         int r = ref_orient3d(p[0], p[1], p[2], p[3]);
-        ck_assert_int_eq(ct_orient3d(p[0], p[1], p[2], p[3]), r);
+        REQUIRE(ct_orient3d(p[0], p[1], p[2], p[3]) == r, "wrong sign (line %d)", __LINE__);
         naive_wrong += naive_orient3d(p[0], p[1], p[2], p[3]) != r;
         ++n;
     }
     printf("orient3d near-degenerate: %ld cases, all exact; naive evaluation wrong in %ld "
-           "(%ld exact zeros)\n", n, naive_wrong, zeros);
+           "(%ld exact zeros)\n",
+           n, naive_wrong, zeros);
     ck_assert_int_gt(naive_wrong, 0);
     ck_assert_int_gt(zeros, 0);
 }
@@ -310,8 +320,9 @@ START_TEST(test_orient_speed)
     }
     double t4 = omp_get_wtime();
     printf("orient3d ns/call: %.1f (random), %.1f (exact, rounded differences), %.1f (exact, "
-           "coplanar grid); orient2d %.1f (random) (acc %ld)\n", 1e9 * (t1 - t0) / N,
-           1e9 * (t3 - t2) / (N / 16), 1e9 * (t4 - t3) / (N / 16), 1e9 * (t2 - t1) / N, acc);
+           "coplanar grid); orient2d %.1f (random) (acc %ld)\n",
+           1e9 * (t1 - t0) / N, 1e9 * (t3 - t2) / (N / 16), 1e9 * (t4 - t3) / (N / 16), 1e9 * (t2 - t1) / N,
+           acc);
     free(p);
 }
 END_TEST
@@ -349,8 +360,8 @@ START_TEST(test_segments_2d_cases)
         const seg_case *c = &cases[i];
         int want = c->expect;
         if (i == sizeof cases / sizeof cases[0] - 1) /* rounded decimals: decide exactly */
-            want = ref_orient2d(c->a0, c->a1, c->b0) == 0 &&
-                   (c->b0[0] - c->a0[0]) * (c->b0[0] - c->a1[0]) <= 0;
+            want =
+                ref_orient2d(c->a0, c->a1, c->b0) == 0 && (c->b0[0] - c->a0[0]) * (c->b0[0] - c->a1[0]) <= 0;
         ck_assert_msg(ct_segments_intersect_2d(c->a0, c->a1, c->b0, c->b1) == want, "%s", c->what);
         ck_assert_msg(ct_segments_intersect_2d(c->b1, c->b0, c->a0, c->a1) == want, "%s (swapped)", c->what);
         ck_assert_msg(ct_segments_intersect_2d(c->a1, c->a0, c->b1, c->b0) == want, "%s (reversed)", c->what);
@@ -497,7 +508,7 @@ START_TEST(test_random_vs_sat)
         double a0[2] = {P[0][0], P[0][1]}, a1[2] = {P[1][0], P[1][1]}, b0[2] = {Q[0][0], Q[0][1]},
                b1[2] = {Q[1][0], Q[1][1]};
         int ref = sat_intersect((const int(*)[3])P, 2, (const int(*)[3])Q, 2);
-        ck_assert_int_eq(ct_segments_intersect_2d(a0, a1, b0, b1), ref);
+        REQUIRE(ct_segments_intersect_2d(a0, a1, b0, b1) == ref, "differs from SAT (line %d)", __LINE__);
         n2++, hit2 += ref;
 
         /* 3D segment and triangle; every fourth one coplanar (z = alpha x + beta y + gamma) */
@@ -517,11 +528,13 @@ START_TEST(test_random_vs_sat)
             for (int i = 0; i < 3; ++i) t[i][k] = Q[i][k];
         }
         ref = sat_intersect((const int(*)[3])P, 2, (const int(*)[3])Q, 3);
-        ck_assert_int_eq(ct_segment_triangle_intersect(s0, s1, t[0], t[1], t[2]), ref);
+        REQUIRE(ct_segment_triangle_intersect(s0, s1, t[0], t[1], t[2]) == ref, "differs from SAT (line %d)",
+                __LINE__);
         n3++, hit3 += ref, coplanar += cop;
     }
     printf("random integer configurations vs separating axes: 2D %ld (%ld intersecting), "
-           "3D %ld (%ld intersecting, %ld coplanar)\n", n2, hit2, n3, hit3, coplanar);
+           "3D %ld (%ld intersecting, %ld coplanar)\n",
+           n2, hit2, n3, hit3, coplanar);
     ck_assert_int_gt(hit2, n2 / 10);
     ck_assert_int_gt(hit3, n3 / 20);
 }
@@ -555,7 +568,8 @@ static double *boxes_of(const int *cells, int n, int nper, int dim, const double
         for (int k = 0; k < dim; ++k) {
             double lo = x[dim * cells[nper * c] + k], hi = lo;
             for (int v = 1; v < nper; ++v)
-                lo = fmin(lo, x[dim * cells[nper * c + v] + k]), hi = fmax(hi, x[dim * cells[nper * c + v] + k]);
+                lo = fmin(lo, x[dim * cells[nper * c + v] + k]),
+                hi = fmax(hi, x[dim * cells[nper * c + v] + k]);
             bx[2 * dim * c + k] = lo;
             bx[2 * dim * c + dim + k] = hi;
         }
@@ -583,9 +597,10 @@ static long brute_count(const ct_surface *s, const double *x, ct_intersection *o
             for (int p = 0; p < 2; ++p)
                 for (int q = 0; q < nper; ++q) shared |= e[p] == f[q];
             if (shared) continue;
-            int hit = three ? ct_segment_triangle_intersect(x + 3 * e[0], x + 3 * e[1], x + 3 * f[0],
-                                                            x + 3 * f[1], x + 3 * f[2])
-                            : ct_segments_intersect_2d(x + 2 * e[0], x + 2 * e[1], x + 2 * f[0], x + 2 * f[1]);
+            int hit = three
+                          ? ct_segment_triangle_intersect(x + 3 * e[0], x + 3 * e[1], x + 3 * f[0],
+                                                          x + 3 * f[1], x + 3 * f[2])
+                          : ct_segments_intersect_2d(x + 2 * e[0], x + 2 * e[1], x + 2 * f[0], x + 2 * f[1]);
             if (!hit) continue;
             if (n < cap) out[n].a = i, out[n].b = j;
             ++n;
@@ -710,8 +725,8 @@ START_TEST(test_surface_cubes_exact)
             if ((w[0] >= 0 && w[1] >= 0 && w[2] >= 0) || (w[0] <= 0 && w[1] <= 0 && w[2] <= 0)) ++expect;
         }
     long got = ct_surface_intersections(&s, x, 0, NULL, 0);
-    printf("two unit cubes shifted by (0.5, 0.25, 0.125): %ld edge/face crossings (direct count %ld)\n",
-           got, expect);
+    printf("two unit cubes shifted by (0.5, 0.25, 0.125): %ld edge/face crossings (direct count %ld)\n", got,
+           expect);
     ck_assert_int_eq(got, expect);
     ck_assert_int_gt(expect, 0);
     free(x);

@@ -30,7 +30,9 @@ ct_ccd_opts ct_ccd_default_opts(void);
 
 /* Returns 1 if the stencil comes within the stop gap before tmax, with *toi ∈ [0, tmax) the
  * conservative time; returns 0 if the whole interval [0, tmax] is safe (*toi = tmax).
- * If the stencil starts at distance ≤ thickness, returns 1 with *toi = 0. */
+ * If the stencil starts at distance ≤ thickness, returns 1 with *toi = 0. An invalid kind/dim
+ * pair (PT and EE need dim 3) or non-finite input also gives 1 with *toi = 0 (nothing is
+ * certified safe). o may be NULL (defaults). */
 int ct_accd(ct_ccd_kind kind, int dim, const double *x, const double *dx, double tmax,
             const ct_ccd_opts *o, double *toi);
 
