@@ -1,0 +1,1216 @@
+/* check_conformance.c — the model conformance suite (DESIGN §3): one set of checks that every
+ * registered contact model must pass, in the style of SUNDIALS' test_sunlinsol.c (one generic
+ * test driver run against every implementation). A model joins with ONE line in MODELS[]; a
+ * registered model without a line fails test_registry_covered. Further lines for the same model
+ * test other parameter configurations (labelled name#k in the output).
+ *
+ * The same scenes are used for every model, in 2D and 3D: a block "bottom" just above a tilted
+ * half-space "ground" (its lowest vertex at 0.4 D̂, D̂ = 1 cm; only part of its bottom face is
+ * within D̂), and a smaller rotated block "top" whose lowest corner is 0.5 D̂ above the bottom
+ * block, just beyond its corner. Two orientations of the top block: "tilted" (edges yawed by 25°,
+ * so point–point, point–edge, point–triangle and edge–edge closest features all occur) and
+ * "parallel" (edges within ~1° of the bottom block's, so edge–edge pairs are mollified);
+ * test_scene_census counts them independently by brute force. Friction is exercised by lagging the
+ * model at x_prev = x − s(x) with per-vertex tangential slips s of 0.2–3 × 1e-4 m (the friction
+ * threshold ε_v·dt of the table's lines is 1e-4 m: both the sticking and the sliding branch).
+ *
+ * For every line of MODELS[] and both dimensions:
+ *   derivatives    Gradient vs central differences of the energy (all terms, friction lagged),
+ *                  1e-6 relative. The Hessian: symmetric, PSD (dsyev). Its exactness cannot be
+ *                  tested term by term from outside, and pair terms are never convex in x (b' < 0
+ *                  bends the barrier down across the contact normal), so their per-stencil PSD
+ *                  projection is always active. What holds in general: projecting each stencil
+ *                  block only adds curvature, H_model − H_true = Σ_k (P(H_k) − H_k) ⪰ 0, checked
+ *                  against the finite-difference Hessian of the gradient. Exactness is tested
+ *                  where every term is convex: only vertex–half-space contacts (distance linear in
+ *                  x, b convex) plus friction with λ > 0, where H_model must equal H_fd (1e-6).
+ *                  Vertices farther than 2·reach from every partner must get exactly zero rows.
+ *   max_step       Large displacement directions (blocks driven into each other and into the
+ *                  ground, a rotation, random per-vertex motion up to 0.3 m) from two starts:
+ *                  alpha ∈ (0, 1], and x + t dx for 64 t ∈ [0, alpha] has no surface
+ *                  intersection (exact verifier) and every surface vertex in front of the ground.
+ *   reach          Blocks 1.02·reach apart and from the ground, friction lagged there and
+ *                  evaluated at a slipped x: energy, gradient, Hessian and force report exactly
+ *                  zero; at 0.9·reach the energy is positive (the declared reach is tight).
+ *   action/reaction The force report is antisymmetric per category and participant pair
+ *                  (obstacles included), 1e-12; each body's resultant −Σ_v g_v equals the sum of
+ *                  the forces the report says it receives; Σ g = −(obstacle forces).
+ *   invariance     Energy (1e-12) and gradient (covariant, 1e-10) under a translation along the
+ *                  ground, and under a rotation + translation of a scene without obstacles
+ *                  (half-spaces are fixed in space); x and x_prev move together.
+ *   determinism    Energy, gradient and Hessian triplets bitwise equal with 1 and 2 threads; two
+ *                  simulations (1 and 2 threads) stepped 5 times give bitwise equal positions,
+ *                  intersection-free after every step for models with max_step.
+ * Checks needing ops a model lacks are skipped with a message (constraint-family models have no
+ * energy ops); "none" only takes the determinism check.
+ */
+#include "ct_test_util.h"
+
+#include "contactlab/ct_distance.h"
+#include "contactlab/ct_intersect.h"
+#include "contactlab/ct_model.h"
+#include "contactlab/ct_scene.h"
+#include "contactlab/ct_sim.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* the models under test                                                                        */
+
+typedef struct conf_model {
+    const char *name;    /* registered model name */
+    const char *contact; /* JSON members of the scene's "contact" object besides "model"; the
+                            activation distance should be CONF_DHAT and the friction threshold
+                            eps_v·dt about CONF_SLIP (dt = 0.01 s) */
+    double reach;        /* m: beyond this distance the model must exert no force at all */
+} conf_model;
+
+static const conf_model MODELS[] = {
+    {"none", "", 0.0},
+    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2", 1e-2},
+    {"ipc_adhesion", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2", 1e-2},
+    /* further configurations of a registered model: one line each */
+    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"collision_set\": \"ipc2020\"", 1e-2},
+    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"ee_weight\": \"area\"", 1e-2},
+};
+enum { NMODELS = (int)(sizeof MODELS / sizeof MODELS[0]), NCASES = 2 * NMODELS };
+
+/* ------------------------------------------------------------------------------------------ */
+/* scenes                                                                                       */
+
+#define CONF_DHAT 1e-2                 /* length scale of the contact scenes (m) */
+#define CONF_GAP (0.5 * CONF_DHAT)     /* top block's lowest vertex above the bottom block */
+#define CONF_GROUND (0.4 * CONF_DHAT)  /* bottom block's closest vertex above the ground */
+#define CONF_SLIP 1e-4                 /* tangential slip scale of the friction tests (m) */
+#define CONF_DT 0.01
+#define CONF_PI 3.14159265358979323846
+
+enum { CONF_OBSTACLE = 1u << 0, CONF_MOVING = 1u << 1, CONF_PARALLEL = 1u << 2 };
+enum { BOTTOM = 0, TOP = 1 };
+
+/* Geometries of the top block: rotated (about the origin, before its translation) by
+ * R = Rz(a_z) Rx(a_x) Ry(a_y) in 3D, by a_z in 2D. GEOM_TILTED yaws its edges well away from the
+ * bottom block's and tilts it so one corner is lowest; GEOM_PARALLEL keeps its bottom edges within
+ * about one degree of the bottom block's top edges, so edge–edge pairs use the mollifier. */
+enum { GEOM_TILTED, GEOM_PARALLEL, NGEOM };
+static const double GEOM_DEG[NGEOM][3] = {{-4.0, 3.0, 25.0}, {-0.6, 0.4, 0.7}}; /* a_z, a_x, a_y */
+static const char *const GEOM_NAME[NGEOM] = {"tilted", "parallel"};
+
+/* the top block's lowest corner is placed here: just beyond the bottom block's corner */
+static const double CORNER_TARGET[3] = {0.1031, CONF_GAP, 0.1027};
+
+/* p' = R(axis, angle) p (Rodrigues; 2D: counter-clockwise about the origin). */
+static void rotate_point(int dim, const double *axis, double angle, const double *p, double *out)
+{
+    double c = cos(angle), s = sin(angle);
+    if (dim == 2) {
+        out[0] = c * p[0] - s * p[1];
+        out[1] = s * p[0] + c * p[1];
+        return;
+    }
+    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    double k[3] = {axis[0] / n, axis[1] / n, axis[2] / n};
+    double kp = k[0] * p[0] + k[1] * p[1] + k[2] * p[2];
+    double kx[3] = {k[1] * p[2] - k[2] * p[1], k[2] * p[0] - k[0] * p[2], k[0] * p[1] - k[1] * p[0]};
+    for (int i = 0; i < 3; ++i) out[i] = p[i] * c + kx[i] * s + k[i] * kp * (1.0 - c);
+}
+
+/* Unit normal of the ground: tilted by a few degrees so only part of the bottom face is within D̂. */
+static void ground_normal(int dim, double *n)
+{
+    double v[3] = {0.035, 1.0, 0.02}, l = 0.0;
+    if (dim == 2) v[2] = 0.0;
+    for (int i = 0; i < 3; ++i) l += v[i] * v[i];
+    for (int i = 0; i < 3; ++i) n[i] = v[i] / sqrt(l);
+}
+
+/* Axis and angle (rad) of R = Rz(a_z) Rx(a_x) Ry(a_y) (angles in degrees). */
+static void geom_rotation(int geom, double *axis, double *angle)
+{
+    const double *a = GEOM_DEG[geom];
+    double ez[3] = {0, 0, 1}, ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0}, R[9];
+    for (int j = 0; j < 3; ++j) { /* column j: R e_j */
+        double e[3] = {0, 0, 0}, u[3], w[3];
+        e[j] = 1.0;
+        rotate_point(3, ey, a[2] * CONF_PI / 180.0, e, u);
+        rotate_point(3, ex, a[1] * CONF_PI / 180.0, u, w);
+        rotate_point(3, ez, a[0] * CONF_PI / 180.0, w, u);
+        for (int i = 0; i < 3; ++i) R[i + 3 * j] = u[i];
+    }
+    *angle = acos(0.5 * (R[0] + R[4] + R[8] - 1.0));
+    double s = 2.0 * sin(*angle);
+    axis[0] = (R[5] - R[7]) / s, axis[1] = (R[6] - R[2]) / s, axis[2] = (R[1] - R[3]) / s;
+}
+
+/* Scene text: bottom block [-0.1, 0.1] x [-0.1, 0] (x [-0.1, 0.1]), top block 0.1 x 0.06 (x 0.1)
+ * rotated and placed with its lowest corner at CORNER_TARGET; ground under the bottom block. */
+static void scene_json(char *buf, size_t n, int dim, const conf_model *cm, unsigned flags, int threads)
+{
+    const int geom = (flags & CONF_PARALLEL) ? GEOM_PARALLEL : GEOM_TILTED;
+    double axis[3] = {0, 0, 1}, angle = GEOM_DEG[geom][0] * CONF_PI / 180.0, tr[3], nrm[3], gp[3];
+    if (dim == 3) geom_rotation(geom, axis, &angle);
+    /* the lowest corner of the rotated block */
+    double low[3] = {0, INFINITY, 0};
+    for (int k = 0; k < 8; ++k) {
+        double p[3] = {k & 1 ? 0.05 : -0.05, k & 2 ? 0.06 : 0.0, dim == 2 ? 0.0 : (k & 4 ? 0.05 : -0.05)}, q[3] = {0, 0, 0};
+        rotate_point(dim, axis, angle, p, q);
+        if (q[1] < low[1]) memcpy(low, q, sizeof low);
+    }
+    for (int i = 0; i < 3; ++i) tr[i] = CORNER_TARGET[i] - low[i];
+    ground_normal(dim, nrm);
+    /* the bottom face corner with the smallest n.x is (-0.1, -0.1, -0.1): put it at CONF_GROUND */
+    for (int i = 0; i < 3; ++i) gp[i] = -0.1 - CONF_GROUND * nrm[i];
+    const int moving = (flags & CONF_MOVING) != 0;
+    char contact[512], obst[512] = "", top_mesh[512], vel[128] = "";
+    snprintf(contact, sizeof contact, "\"model\": \"%s\"%s%s", cm->name, cm->contact[0] ? ", " : "", cm->contact);
+    if (flags & CONF_OBSTACLE) {
+        if (dim == 2)
+            snprintf(obst, sizeof obst,
+                     ", \"obstacles\": [{\"name\": \"ground\", \"type\": \"halfspace\", \"point\": [%.17g, %.17g], "
+                     "\"normal\": [%.17g, %.17g]}]",
+                     gp[0], gp[1], nrm[0], nrm[1]);
+        else
+            snprintf(obst, sizeof obst,
+                     ", \"obstacles\": [{\"name\": \"ground\", \"type\": \"halfspace\", \"point\": [%.17g, %.17g, "
+                     "%.17g], \"normal\": [%.17g, %.17g, %.17g]}]",
+                     gp[0], gp[1], gp[2], nrm[0], nrm[1], nrm[2]);
+    }
+    if (dim == 2) {
+        snprintf(top_mesh, sizeof top_mesh,
+                 "{\"generator\": \"rect\", \"size\": [0.1, 0.06], \"cells\": [2, 1], \"origin\": [-0.05, 0], "
+                 "\"transform\": {\"rotate\": {\"angle_deg\": %.17g}, \"translate\": [%.17g, %.17g]}}",
+                 angle * 180.0 / CONF_PI, tr[0], tr[1]);
+        if (moving) snprintf(vel, sizeof vel, ", \"velocity\": [0.3, -0.5]");
+    } else {
+        snprintf(top_mesh, sizeof top_mesh,
+                 "{\"generator\": \"box\", \"size\": [0.1, 0.06, 0.1], \"cells\": [2, 1, 2], \"origin\": [-0.05, 0, "
+                 "-0.05], \"transform\": {\"rotate\": {\"axis\": [%.17g, %.17g, %.17g], \"angle_deg\": %.17g}, "
+                 "\"translate\": [%.17g, %.17g, %.17g]}}",
+                 axis[0], axis[1], axis[2], angle * 180.0 / CONF_PI, tr[0], tr[1], tr[2]);
+        if (moving) snprintf(vel, sizeof vel, ", \"velocity\": [0.3, -0.5, -0.2]");
+    }
+    const char *mat = "\"material\": {\"E\": 1e5, \"nu\": 0.3, \"density\": 1000}";
+    snprintf(buf, n,
+             "{\"name\": \"conformance\", \"dim\": %d, \"time\": {\"dt\": %g, \"duration\": %g}, "
+             "\"gravity\": %s, \"solver\": {\"threads\": %d}, \"contact\": {%s}, \"bodies\": ["
+             "{\"name\": \"bottom\", \"mesh\": %s, %s}, "
+             "{\"name\": \"top\", \"mesh\": %s, %s%s}]%s}",
+             dim, CONF_DT, 5 * CONF_DT, moving ? (dim == 2 ? "[0, -9.81]" : "[0, -9.81, 0]") : (dim == 2 ? "[0, 0]" : "[0, 0, 0]"),
+             threads, contact,
+             dim == 2 ? "{\"generator\": \"rect\", \"size\": [0.2, 0.1], \"cells\": [4, 1], \"origin\": [-0.1, -0.1]}"
+                      : "{\"generator\": \"box\", \"size\": [0.2, 0.1, 0.2], \"cells\": [4, 1, 4], \"origin\": "
+                        "[-0.1, -0.1, -0.1]}",
+             mat, top_mesh, mat, vel, obst);
+}
+
+/* One model in one dimension on one scene. */
+typedef struct conf_case {
+    const conf_model *cm;
+    const ct_model_type *m;
+    int dim;
+    size_t nd; /* nx*dim */
+    char label[64];
+    ct_scene sc;
+    ct_sim *sim;
+} conf_case;
+
+static void case_open(conf_case *c, int model_index, int dim, unsigned flags, int threads)
+{
+    memset(c, 0, sizeof *c);
+    c->cm = &MODELS[model_index];
+    c->dim = dim;
+    int same = 0; /* rows testing another configuration of the same model are labelled name#k */
+    for (int k = 0; k < model_index; ++k) same += strcmp(MODELS[k].name, c->cm->name) == 0;
+    if (same)
+        snprintf(c->label, sizeof c->label, "%s#%d %dD%s", c->cm->name, same, dim, flags & CONF_PARALLEL ? " parallel" : "");
+    else
+        snprintf(c->label, sizeof c->label, "%s %dD%s", c->cm->name, dim, flags & CONF_PARALLEL ? " parallel" : "");
+    char json[8192];
+    scene_json(json, sizeof json, dim, c->cm, flags, threads);
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_scene_init(&c->sc);
+    ct_status st = ct_scene_parse(&c->sc, json, "conformance.json", ".", NULL, 0, &d);
+    if (st != CT_OK) {
+        ct_diag_print(&d, stderr, "scene: ");
+        fprintf(stderr, "%s\n", json);
+    }
+    ck_assert_int_eq(st, CT_OK);
+    st = ct_sim_create(&c->sim, &c->sc, &d);
+    if (st != CT_OK) ct_diag_print(&d, stderr, "sim: ");
+    ck_assert_int_eq(st, CT_OK);
+    ct_diag_free(&d);
+    c->m = c->sim->model;
+    ck_assert_str_eq(c->m->name, c->cm->name);
+    c->nd = (size_t)c->sim->nx * (size_t)dim;
+}
+
+static void case_close(conf_case *c)
+{
+    ct_sim_destroy(c->sim);
+    ct_scene_free(&c->sc);
+}
+
+/* Loop index -> (model, dimension). */
+static int case_model(int i) { return i / 2; }
+static int case_dim(int i) { return 2 + i % 2; }
+
+static int has_energy_ops(const ct_model_type *m) { return m->energy && m->gradient && m->hessian; }
+
+static double *dalloc(size_t n)
+{
+    double *p = calloc(n + 1, sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    return p;
+}
+
+/* ---- model calls ---- */
+
+/* Lag the model at x_lag (the start of a step): x_prev := x_lag, then begin_step. */
+static void lag_at(conf_case *c, const double *x_lag)
+{
+    memcpy(c->sim->x_prev, x_lag, c->nd * sizeof *x_lag);
+    if (c->m->begin_step) ck_assert_int_eq(c->m->begin_step(c->sim->mstate, &c->sim->ctx), CT_OK);
+}
+
+static double model_energy(conf_case *c, const double *x)
+{
+    double E = NAN;
+    ck_assert_int_eq(c->m->energy(c->sim->mstate, &c->sim->ctx, x, &E), CT_OK);
+    return E;
+}
+
+static void model_gradient(conf_case *c, const double *x, double *g)
+{
+    memset(g, 0, c->nd * sizeof *g);
+    ck_assert_int_eq(c->m->gradient(c->sim->mstate, &c->sim->ctx, x, g), CT_OK);
+}
+
+static void model_hessian(conf_case *c, const double *x, ct_triplets *t)
+{
+    ct_triplets_init(t);
+    ck_assert_int_eq(c->m->hessian(c->sim->mstate, &c->sim->ctx, x, t), CT_OK);
+    for (size_t k = 0; k < t->n; ++k) {
+        ck_assert(t->row[k] >= 0 && (size_t)t->row[k] < c->nd);
+        ck_assert(t->col[k] >= 0 && (size_t)t->col[k] < c->nd);
+        ck_assert(isfinite(t->val[k]));
+    }
+}
+
+/* Dense nd x nd (column-major) Hessian, duplicates summed. */
+static void model_hessian_dense(conf_case *c, const double *x, double *H)
+{
+    ct_triplets t;
+    model_hessian(c, x, &t);
+    memset(H, 0, c->nd * c->nd * sizeof *H);
+    for (size_t k = 0; k < t.n; ++k) H[(size_t)t.row[k] + c->nd * (size_t)t.col[k]] += t.val[k];
+    ct_triplets_free(&t);
+}
+
+/* ---- configurations ---- */
+
+/* The tangential slip field s(x) of each body (per-vertex, varying, never near zero, where
+ * |u|^3 terms would spoil central differences; the bottom block slips 0.2–0.9 CONF_SLIP against
+ * the ground, the top block about 1.5–3 CONF_SLIP against the bottom one): x_prev = x − s(x). */
+static void slipped_prev(const conf_case *c, const double *x, double *xp)
+{
+    const int dim = c->dim;
+    for (int v = 0; v < c->sim->nx; ++v) {
+        const double *p = x + (size_t)dim * v;
+        double s[3];
+        if (c->sim->xv_body[v] == BOTTOM) {
+            s[0] = 0.5 + 3.0 * p[0], s[1] = 0.0, s[2] = 0.2 + 1.0 * (dim == 3 ? p[2] : 0.0);
+        } else {
+            s[0] = -1.5 + 5.0 * p[0], s[1] = 0.0, s[2] = 1.0 + 8.0 * (dim == 3 ? p[2] : 0.0);
+        }
+        for (int i = 0; i < dim; ++i) xp[(size_t)dim * v + i] = p[i] - CONF_SLIP * s[i];
+    }
+}
+
+static void translate_body(const conf_case *c, double *x, int body, const double *t)
+{
+    for (int v = 0; v < c->sim->nx; ++v)
+        if (body < 0 || c->sim->xv_body[v] == body)
+            for (int i = 0; i < c->dim; ++i) x[(size_t)c->dim * v + i] += t[i];
+}
+
+/* Signed distance of surface vertex positions to obstacle o: the minimum over the surface. */
+static double min_obstacle_distance(const conf_case *c, const double *x, int o)
+{
+    const ct_obstacle *ob = &c->sim->obstacles[o];
+    double dmin = INFINITY;
+    for (int k = 0; k < c->sim->surf.nbv; ++k) {
+        int v = c->sim->surf.bverts[k];
+        double d = 0.0;
+        for (int i = 0; i < c->dim; ++i) d += ob->normal[i] * (x[(size_t)c->dim * v + i] - ob->point[i]);
+        dmin = fmin(dmin, d);
+    }
+    return dmin;
+}
+
+/* Extreme y of a body's vertices. */
+static double body_y(const conf_case *c, const double *x, int body, int want_max)
+{
+    double r = want_max ? -INFINITY : INFINITY;
+    for (int v = 0; v < c->sim->nx; ++v)
+        if (c->sim->xv_body[v] == body) r = want_max ? fmax(r, x[(size_t)c->dim * v + 1]) : fmin(r, x[(size_t)c->dim * v + 1]);
+    return r;
+}
+
+/* Smallest eigenvalue and largest |eigenvalue| of the symmetric part of A (n x n), LAPACK dsyev. */
+static void sym_eig(const double *A, size_t n, double *lmin, double *lmax)
+{
+    double *W = dalloc(n * n), *w = dalloc(n);
+    for (size_t j = 0; j < n; ++j)
+        for (size_t i = 0; i < n; ++i) W[i + n * j] = 0.5 * (A[i + n * j] + A[j + n * i]);
+    lapack_int info = LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', (lapack_int)n, W, (lapack_int)n, w);
+    ck_assert_int_eq(info, 0);
+    *lmin = w[0];
+    *lmax = fmax(fabs(w[0]), fabs(w[n - 1]));
+    free(W);
+    free(w);
+}
+
+/* uniform in [-1, 1) (xorshift64*), deterministic */
+static double urand(uint64_t *s)
+{
+    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+    return (double)((*s * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* registry and scenes                                                                          */
+
+/* Every registered model is in MODELS[] (a new model must add its line), and vice versa. */
+START_TEST(test_registry_covered)
+{
+    int missing = 0;
+    for (int k = 0; ct_model_registry[k]; ++k) {
+        int found = 0;
+        for (int i = 0; i < NMODELS; ++i) found |= strcmp(MODELS[i].name, ct_model_registry[k]->name) == 0;
+        if (!found) {
+            fprintf(stderr, "conformance: registered model \"%s\" has no line in MODELS[]\n",
+                    ct_model_registry[k]->name);
+            missing++;
+        }
+    }
+    for (int i = 0; i < NMODELS; ++i) ck_assert_ptr_nonnull(ct_model_find(MODELS[i].name));
+    printf("conformance: %d models in the table, all registered; registry fully covered\n", NMODELS);
+    ck_assert_int_eq(missing, 0);
+}
+END_TEST
+
+/* The scene is what the other checks assume: separated, in front of the ground, and with every
+ * closest-feature type among the pairs within D̂ (brute force over all primitive pairs of the two
+ * blocks, classified by the core's distance code). */
+START_TEST(test_scene_census)
+{
+    const int dim = 2 + _i % 2, geom = _i / 2;
+    conf_case c;
+    case_open(&c, 0, dim, CONF_OBSTACLE | (geom == GEOM_PARALLEL ? CONF_PARALLEL : 0u), 1);
+    const ct_surface *s = &c.sim->surf;
+    const double *x = c.sim->x;
+    const int *body = c.sim->xv_body;
+    const double d2max = CONF_DHAT * CONF_DHAT;
+    long pp = 0, pe = 0, pt = 0, ee = 0, ph = 0, moll = 0;
+#define XV(v) (x + (size_t)dim * (v))
+    if (dim == 2) {
+        for (int k = 0; k < s->nbv; ++k)
+            for (int e = 0; e < s->ned; ++e) {
+                int p = s->bverts[k], a = s->edges[2 * e], b = s->edges[2 * e + 1];
+                if (body[p] == body[a]) continue;
+                ct_pe_type t = ct_pe_classify(2, XV(p), XV(a), XV(b));
+                if (ct_pe_d2(2, XV(p), XV(a), XV(b), t, NULL, NULL) >= d2max) continue;
+                if (t == CT_PE_P_E) pe++;
+                else pp++;
+            }
+    } else {
+        for (int k = 0; k < s->nbv; ++k)
+            for (int f = 0; f < s->nf; ++f) {
+                int p = s->bverts[k];
+                const int *F = s->faces + 3 * f;
+                if (body[p] == body[F[0]]) continue;
+                ct_pt_type t = ct_pt_classify(XV(p), XV(F[0]), XV(F[1]), XV(F[2]));
+                if (ct_pt_d2(XV(p), XV(F[0]), XV(F[1]), XV(F[2]), t, NULL, NULL) >= d2max) continue;
+                if (t <= CT_PT_P_T2) pp++;
+                else if (t <= CT_PT_P_E2) pe++;
+                else pt++;
+            }
+        for (int e1 = 0; e1 < s->ned; ++e1)
+            for (int e2 = e1 + 1; e2 < s->ned; ++e2) {
+                const int *A = s->edges + 2 * e1, *B = s->edges + 2 * e2;
+                if (body[A[0]] == body[B[0]]) continue;
+                ct_ee_type t = ct_ee_classify(XV(A[0]), XV(A[1]), XV(B[0]), XV(B[1]));
+                if (ct_ee_d2(XV(A[0]), XV(A[1]), XV(B[0]), XV(B[1]), t, NULL, NULL) >= d2max) continue;
+                if (t == CT_EE_A_B) ee++;
+                else if (t <= CT_EE_A1_B1) pp++;
+                else pe++;
+                /* nearly parallel: the edge–edge mollifier is active (IPC 2020 §4.3) */
+                const double *X = c.sim->X;
+                double eps_x = ct_ee_mollifier_eps(X + 3 * A[0], X + 3 * A[1], X + 3 * B[0], X + 3 * B[1]);
+                moll += ct_ee_cross2(XV(A[0]), XV(A[1]), XV(B[0]), XV(B[1]), NULL, NULL) < eps_x;
+            }
+    }
+#undef XV
+    const ct_obstacle *ob = &c.sim->obstacles[0];
+    double gmin = INFINITY;
+    long far_bottom = 0;
+    for (int k = 0; k < s->nbv; ++k) {
+        int v = s->bverts[k];
+        double d = 0.0;
+        for (int i = 0; i < dim; ++i) d += ob->normal[i] * (x[(size_t)dim * v + i] - ob->point[i]);
+        gmin = fmin(gmin, d);
+        ph += d < CONF_DHAT;
+        far_bottom += body[v] == BOTTOM && x[(size_t)dim * v + 1] < -0.1 + 1e-12 && d >= CONF_DHAT;
+    }
+    long nint = ct_surface_intersections(s, x, 1, NULL, 0);
+    double gap = body_y(&c, x, TOP, 0) - body_y(&c, x, BOTTOM, 1);
+    printf("scene %dD %s: %d vertices; pairs within D̂ by closest features: PP %ld, PE %ld, PT %ld, EE %ld "
+           "(mollified edge–edge %ld); vertex–ground %ld (%d surface vertices); body gap %.4g D̂, ground gap %.4g D̂; "
+           "intersections %ld\n",
+           dim, GEOM_NAME[geom], c.sim->nx, pp, pe, pt, ee, moll, ph, s->nbv, gap / CONF_DHAT, gmin / CONF_DHAT, nint);
+    ck_assert_int_eq(nint, 0);
+    ck_assert_double_gt(gap, 0.0);
+    ck_assert_double_lt(fabs(gap - CONF_GAP), 1e-9);
+    ck_assert_double_lt(fabs(gmin - CONF_GROUND), 1e-9);
+    ck_assert_int_gt(pp, 0);
+    ck_assert_int_gt(pe, 0);
+    if (dim == 3) {
+        ck_assert_int_gt(pt, 0);
+        ck_assert_int_gt(ee + (geom == GEOM_PARALLEL ? moll : 0), 0);
+        if (geom == GEOM_PARALLEL) ck_assert_int_gt(moll, 0);
+    }
+    ck_assert_int_gt(ph, 0);
+    ck_assert_int_gt(far_bottom, 0); /* only part of the bottom face is within D̂ of the ground */
+    case_close(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* 1. derivatives                                                                               */
+
+/* Finite-difference steps (m), both 1e-8. At these scales (D̂ = 1e-2, gaps ≥ 2e-3, slips ≥ 2e-5
+ * and a friction threshold of 1e-4) the truncation error ~h²·(third derivative) and the round-off
+ * ~1e-16·|f|/h both stay below ~1e-8 relative; the largest third derivatives are those of the
+ * sticking friction potential in 3D (~μλ/(ε²|u|)), which is why h is not larger. */
+#define FD_H_ENERGY 1e-8
+#define FD_H_GRAD 1e-8
+
+typedef struct fd_result {
+    double gerr;    /* |g - g_fd| / |g_fd| over the near dofs */
+    double sym;     /* max |H - H^T| / max |H| */
+    double lmin;    /* smallest eigenvalue of H / largest |eigenvalue| */
+    double dmin;    /* smallest eigenvalue of H - H_fd / largest |eigenvalue of H| */
+    double herr;    /* |H - H_fd|_F / |H_fd|_F */
+    double E, hnorm;
+    size_t na;      /* near dofs */
+} fd_result;
+
+/* Finite differences run over the "near" dofs only. The blocks are separated by horizontal planes
+ * (the bottom block lies in y <= max y(bottom), the top one in y >= min y(top)), so a surface
+ * primitive can come within 2·reach of the other block or of the ground only if one of its
+ * vertices is in the band: y >= min y(top) − 2·reach (bottom block), y <= max y(bottom) + 2·reach
+ * (top block), or ground distance <= 2·reach (distances along a primitive are bounded by those of
+ * its vertices, both being linear). Every vertex of such a primitive is near; in these blocks the
+ * self-contact distances exceed 2·reach too. The energy does not depend on the other vertices, so
+ * their gradient rows and Hessian rows/columns must be exactly zero. */
+typedef struct fd_ctx {
+    conf_case *c;
+    size_t *act, na;
+    double *xf, *gf; /* full-space scratch */
+} fd_ctx;
+
+static void fd_ctx_init(fd_ctx *f, conf_case *c, const double *x)
+{
+    const int dim = c->dim;
+    const double far = 2.0 * c->cm->reach;
+    const double ytop = body_y(c, x, TOP, 0), ybot = body_y(c, x, BOTTOM, 1);
+    f->c = c;
+    f->act = malloc((c->nd + 1) * sizeof *f->act);
+    ck_assert_ptr_nonnull(f->act);
+    f->na = 0;
+    f->xf = dalloc(c->nd);
+    f->gf = dalloc(c->nd);
+    memcpy(f->xf, x, c->nd * sizeof *x);
+    unsigned char *band = calloc((size_t)c->sim->nx + 1, 1), *near = calloc((size_t)c->sim->nx + 1, 1);
+    ck_assert(band && near);
+    for (int v = 0; v < c->sim->nx; ++v) {
+        const double *p = x + (size_t)dim * v;
+        int in = c->sim->xv_body[v] == BOTTOM ? ytop - p[1] <= far : p[1] - ybot <= far;
+        for (int o = 0; o < c->sim->ctx.nobstacles; ++o) {
+            const ct_obstacle *ob = &c->sim->obstacles[o];
+            double d = 0.0;
+            for (int i = 0; i < dim; ++i) d += ob->normal[i] * (p[i] - ob->point[i]);
+            in |= d <= far;
+        }
+        band[v] = near[v] = (unsigned char)in;
+    }
+    /* the vertices of a surface face share a surface edge pairwise, so edges suffice */
+    const ct_surface *s = &c->sim->surf;
+    for (int e = 0; e < s->ned; ++e) {
+        int a = s->edges[2 * e], b = s->edges[2 * e + 1];
+        if (band[a] || band[b]) near[a] = near[b] = 1;
+    }
+    for (int v = 0; v < c->sim->nx; ++v)
+        if (near[v])
+            for (int i = 0; i < dim; ++i) f->act[f->na++] = (size_t)dim * v + i;
+    free(band);
+    free(near);
+}
+
+static void fd_ctx_free(fd_ctx *f)
+{
+    free(f->act);
+    free(f->xf);
+    free(f->gf);
+}
+
+static double fd_energy(const double *y, void *ctx)
+{
+    fd_ctx *f = ctx;
+    for (size_t k = 0; k < f->na; ++k) f->xf[f->act[k]] = y[k];
+    return model_energy(f->c, f->xf);
+}
+
+static void fd_grad(const double *y, void *ctx, double *g)
+{
+    fd_ctx *f = ctx;
+    for (size_t k = 0; k < f->na; ++k) f->xf[f->act[k]] = y[k];
+    model_gradient(f->c, f->xf, f->gf);
+    for (size_t k = 0; k < f->na; ++k) g[k] = f->gf[f->act[k]];
+}
+
+static void fd_check_at(conf_case *c, const double *x, fd_result *r)
+{
+    const size_t nd = c->nd;
+    fd_ctx f;
+    fd_ctx_init(&f, c, x);
+    const size_t na = f.na;
+    r->na = na;
+    double *g = dalloc(nd), *y = dalloc(na), *ga = dalloc(na), *gfd = dalloc(na);
+    double *H = dalloc(nd * nd), *Ha = dalloc(na * na), *Hfd = dalloc(na * na);
+    unsigned char *is_act = calloc(nd + 1, 1);
+    ck_assert_ptr_nonnull(is_act);
+    for (size_t k = 0; k < na; ++k) {
+        y[k] = x[f.act[k]];
+        is_act[f.act[k]] = 1;
+    }
+    /* energy -> gradient */
+    r->E = model_energy(c, x);
+    model_gradient(c, x, g);
+    for (size_t i = 0; i < nd; ++i)
+        if (!is_act[i]) ck_assert_msg(g[i] == 0.0, "gradient entry %zu of a far vertex is %g", i, g[i]);
+    for (size_t k = 0; k < na; ++k) ga[k] = g[f.act[k]];
+    ct_fd_gradient(fd_energy, y, na, FD_H_ENERGY, &f, gfd);
+    r->gerr = ct_rel_err_vec(ga, gfd, na, 1e-300);
+    /* the assembled Hessian: symmetric, PSD, zero on far dofs */
+    model_hessian_dense(c, x, H);
+    double hmax = 0.0, asym = 0.0;
+    for (size_t j = 0; j < nd; ++j)
+        for (size_t i = 0; i < nd; ++i) {
+            double h = H[i + nd * j];
+            hmax = fmax(hmax, fabs(h));
+            asym = fmax(asym, fabs(h - H[j + nd * i]));
+            if (!is_act[i] || !is_act[j]) ck_assert_msg(h == 0.0, "Hessian entry (%zu, %zu) of a far vertex is %g", i, j, h);
+        }
+    r->sym = hmax > 0 ? asym / hmax : 0.0;
+    double lmin, lmax;
+    sym_eig(H, nd, &lmin, &lmax);
+    r->lmin = lmax > 0 ? lmin / lmax : 0.0;
+    r->hnorm = lmax;
+    /* gradient -> Hessian on the near dofs */
+    for (size_t b = 0; b < na; ++b)
+        for (size_t a = 0; a < na; ++a) Ha[a + na * b] = H[f.act[a] + nd * f.act[b]];
+    ct_fd_hessian(fd_grad, y, na, FD_H_GRAD, &f, Hfd);
+    double num = 0.0, den = 0.0;
+    for (size_t j = 0; j < na; ++j)
+        for (size_t i = 0; i < na; ++i) {
+            double hs = 0.5 * (Hfd[i + na * j] + Hfd[j + na * i]);
+            num += (Ha[i + na * j] - hs) * (Ha[i + na * j] - hs);
+            den += hs * hs;
+        }
+    r->herr = den > 0 ? sqrt(num / den) : sqrt(num);
+    for (size_t k = 0; k < na * na; ++k) Hfd[k] = Ha[k] - Hfd[k]; /* sym_eig symmetrizes */
+    double dmin, dmax;
+    sym_eig(Hfd, na, &dmin, &dmax);
+    r->dmin = lmax > 0 ? dmin / lmax : 0.0;
+    free(g);
+    free(y);
+    free(ga);
+    free(gfd);
+    free(H);
+    free(Ha);
+    free(Hfd);
+    free(is_act);
+    fd_ctx_free(&f);
+}
+
+START_TEST(test_derivatives)
+{
+    const int geom = _i % NGEOM, j = _i / NGEOM;
+    const double t0 = now();
+    conf_case c;
+    case_open(&c, case_model(j), case_dim(j), CONF_OBSTACLE | (geom == GEOM_PARALLEL ? CONF_PARALLEL : 0u), 1);
+    if (!has_energy_ops(c.m)) {
+        printf("derivatives %s: skipped (no energy/gradient/hessian ops)\n", c.label);
+        case_close(&c);
+        return;
+    }
+    const size_t nd = c.nd;
+    double *x = dalloc(nd), *xp = dalloc(nd);
+    memcpy(x, c.sim->x, nd * sizeof *x);
+    slipped_prev(&c, x, xp);
+    lag_at(&c, xp);
+    fd_result r;
+    fd_check_at(&c, x, &r);
+    printf("derivatives %s, contact scene (barrier + lagged friction, E = %.6g J, %zu of %zu dofs near): "
+           "gradient FD rel. err %.3e; Hessian asymmetry %.1e, min eig / max %.2e, min eig(H - H_fd) / max %.2e, "
+           "|H - H_fd|/|H_fd| = %.3e (the per-stencil PSD projection)\n",
+           c.label, r.E, r.na, nd, r.gerr, r.sym, r.lmin, r.dmin, r.herr);
+    ck_assert(isfinite(r.E) && r.E > 0.0);
+    ck_assert_double_lt(r.gerr, 1e-6);
+    ck_assert_double_le(r.sym, 1e-12);
+    ck_assert_double_ge(r.lmin, -1e-10);
+    ck_assert_double_ge(r.dmin, -1e-6);
+
+    /* Convex configuration (once per model and dimension; it does not depend on the top block's
+     * geometry): the top block far away, the bottom block pressed closer to the ground (closest
+     * vertex at 0.2 D̂). Only vertex–half-space terms remain: their distance is linear in x, so the
+     * barrier b(d) (convex, decreasing) is convex in x, and the friction terms have λ > 0. No
+     * projection is active and the Hessian must be the exact one. */
+    if (geom == GEOM_TILTED) {
+        double nrm[3], up[3] = {0, 3.0 * c.cm->reach + CONF_DHAT, 0}, down[3];
+        ground_normal(c.dim, nrm);
+        for (int i = 0; i < 3; ++i) down[i] = -0.5 * CONF_GROUND * nrm[i];
+        translate_body(&c, x, TOP, up);
+        translate_body(&c, x, BOTTOM, down);
+        slipped_prev(&c, x, xp);
+        lag_at(&c, xp);
+        fd_result r2;
+        fd_check_at(&c, x, &r2);
+        printf("derivatives %s, body–ground only (convex terms, E = %.6g J, %zu dofs near): gradient FD rel. err "
+               "%.3e; |H - H_fd|/|H_fd| = %.3e, min eig / max %.2e\n",
+               c.label, r2.E, r2.na, r2.gerr, r2.herr, r2.lmin);
+        ck_assert(isfinite(r2.E) && r2.E > 0.0);
+        ck_assert_double_lt(r2.gerr, 1e-6);
+        ck_assert_double_gt(r2.hnorm, 0.0);
+        ck_assert_double_lt(r2.herr, 1e-6);
+        ck_assert_double_ge(r2.lmin, -1e-10);
+    }
+    printf("derivatives %s: %.2f s\n", c.label, now() - t0);
+    free(x);
+    free(xp);
+    case_close(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* 2. max_step never lets a step cross                                                          */
+
+enum { NDIR = 10, NSAMPLE = 64 };
+
+/* Displacement direction k (large: up to several cm per vertex, against gaps of mm). */
+static void make_direction(const conf_case *c, const double *x, int k, uint64_t *rng, double *dx)
+{
+    const int dim = c->dim;
+    const size_t nd = c->nd;
+    double nrm[3], t[3] = {0, 0, 0};
+    ground_normal(dim, nrm);
+    memset(dx, 0, nd * sizeof *dx);
+    switch (k) {
+    case 0: /* top straight down, 10 gaps */
+        t[1] = -10 * CONF_GAP;
+        translate_body(c, dx, TOP, t);
+        break;
+    case 1: /* top down and sliding */
+        t[0] = 0.02, t[1] = -0.05, t[2] = dim == 3 ? 0.01 : 0.0;
+        translate_body(c, dx, TOP, t);
+        break;
+    case 2: /* bottom into the ground */
+        for (int i = 0; i < dim; ++i) t[i] = -0.05 * nrm[i];
+        translate_body(c, dx, BOTTOM, t);
+        break;
+    case 3: /* squeeze: bottom up, top down, and everything toward the ground */
+        t[1] = 0.03;
+        translate_body(c, dx, BOTTOM, t);
+        t[1] = -0.06;
+        translate_body(c, dx, TOP, t);
+        for (int i = 0; i < dim; ++i) t[i] = -0.02 * nrm[i];
+        translate_body(c, dx, -1, t);
+        break;
+    case 4: { /* top rotated by 30 degrees about its lowest corner's neighbourhood: corners dig in */
+        double axis[3] = {0.3, 0.2, 1.0}, ctr[3] = {0.08, 0.02, 0.08};
+        for (int v = 0; v < c->sim->nx; ++v) {
+            if (c->sim->xv_body[v] != TOP) continue;
+            double p[3] = {0, 0, 0}, q[3];
+            for (int i = 0; i < dim; ++i) p[i] = x[(size_t)dim * v + i] - ctr[i];
+            rotate_point(dim, axis, -0.5, p, q);
+            for (int i = 0; i < dim; ++i) dx[(size_t)dim * v + i] = q[i] - p[i];
+        }
+        break;
+    }
+    default: { /* random per-vertex motion of growing amplitude, biased toward contact */
+        double amp = k == 5 ? 0.005 : k == 6 ? 0.02 : k == 7 ? 0.05 : k == 8 ? 0.1 : 0.3;
+        for (size_t i = 0; i < nd; ++i) dx[i] = amp * urand(rng);
+        t[1] = -0.02;
+        translate_body(c, dx, TOP, t);
+        for (int i = 0; i < dim; ++i) t[i] = -0.01 * nrm[i];
+        translate_body(c, dx, BOTTOM, t);
+    }
+    }
+}
+
+/* Is x + t dx (a) free of surface intersections and (b) strictly in front of every obstacle? */
+static int config_safe(const conf_case *c, const double *x, const double *dx, double t, double *xt)
+{
+    for (size_t i = 0; i < c->nd; ++i) xt[i] = x[i] + t * dx[i];
+    long n = ct_surface_intersections(&c->sim->surf, xt, 1, NULL, 0);
+    ck_assert_int_ge(n, 0);
+    if (n > 0) return 0;
+    for (int o = 0; o < c->sim->ctx.nobstacles; ++o)
+        if (!(min_obstacle_distance(c, xt, o) > 0.0)) return 0;
+    return 1;
+}
+
+START_TEST(test_max_step)
+{
+    const double t_start = now();
+    conf_case c;
+    case_open(&c, case_model(_i), case_dim(_i), CONF_OBSTACLE, 1);
+    if (!c.m->max_step) {
+        printf("max_step %s: skipped (no max_step op)\n", c.label);
+        case_close(&c);
+        return;
+    }
+    const size_t nd = c.nd;
+    double *x = dalloc(nd), *dx = dalloc(nd), *xt = dalloc(nd);
+    uint64_t rng = 0x853c49e6748fea9bull;
+    int would_cross = 0, total = 0;
+    double amin = 1.0;
+    for (int start = 0; start < 2; ++start) {
+        memcpy(x, c.sim->x, nd * sizeof *x);
+        if (start == 1) { /* the top block 0.05 D̂ above the bottom one */
+            double t[3] = {0, -(CONF_GAP - 0.05 * CONF_DHAT), 0};
+            translate_body(&c, x, TOP, t);
+        }
+        ck_assert(config_safe(&c, x, dx, 0.0, xt));
+        printf("max_step %s, start %d: alpha =", c.label, start);
+        for (int k = 0; k < NDIR; ++k) {
+            make_direction(&c, x, k, &rng, dx);
+            double alpha = -1.0;
+            ck_assert_int_eq(c.m->max_step(c.sim->mstate, &c.sim->ctx, x, dx, &alpha), CT_OK);
+            printf(" %.3g", alpha);
+            ck_assert_double_gt(alpha, 0.0);
+            ck_assert_double_le(alpha, 1.0);
+            amin = fmin(amin, alpha);
+            would_cross += !config_safe(&c, x, dx, 1.0, xt);
+            total++;
+            for (int s = 0; s < NSAMPLE; ++s) {
+                double t = alpha * (double)s / (NSAMPLE - 1);
+                if (!config_safe(&c, x, dx, t, xt)) {
+                    fprintf(stderr, "max_step %s: start %d, direction %d: alpha = %.17g but x + t dx is unsafe at t = %.17g\n",
+                            c.label, start, k, alpha, t);
+                    ck_abort_msg("max_step let a step cross");
+                }
+            }
+        }
+        printf("\n");
+    }
+    printf("max_step %s: %d directions (%d of them cross without the filter), 64 samples each all safe; "
+           "smallest alpha %.3g (%.2f s)\n",
+           c.label, total, would_cross, amin, now() - t_start);
+    ck_assert_int_ge(would_cross, total / 2); /* the directions do test something */
+    free(x);
+    free(dx);
+    free(xt);
+    case_close(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* 3. no force beyond the reach                                                                 */
+
+/* The contact configuration moved apart: the top block `dist` above the plane y = max y(bottom)
+ * (so every bottom–top distance is ≥ dist, the closest exactly dist), then both blocks along the
+ * ground normal until the closest surface vertex is `dist` in front of the ground. */
+static void place_apart(const conf_case *c, double *x, double dist, double *gap, double *gd)
+{
+    memcpy(x, c->sim->x, c->nd * sizeof *x);
+    double t[3] = {0, dist - (body_y(c, x, TOP, 0) - body_y(c, x, BOTTOM, 1)), 0}, nrm[3];
+    translate_body(c, x, TOP, t);
+    ground_normal(c->dim, nrm);
+    double lift = dist - min_obstacle_distance(c, x, 0);
+    for (int i = 0; i < 3; ++i) t[i] = lift * nrm[i];
+    translate_body(c, x, -1, t);
+    *gap = body_y(c, x, TOP, 0) - body_y(c, x, BOTTOM, 1);
+    *gd = min_obstacle_distance(c, x, 0);
+}
+
+START_TEST(test_no_force_beyond_reach)
+{
+    conf_case c;
+    case_open(&c, case_model(_i), case_dim(_i), CONF_OBSTACLE, 1);
+    if (!has_energy_ops(c.m) && !c.m->forces) {
+        printf("reach %s: skipped (no energy or forces ops)\n", c.label);
+        case_close(&c);
+        return;
+    }
+    const size_t nd = c.nd;
+    double *x = dalloc(nd), *xp = dalloc(nd), *xs = dalloc(nd), *g = dalloc(nd);
+    /* the reach is tight: with the bodies 0.9 reach apart (and from the ground) there is energy */
+    double gap, gd, Enear = NAN;
+    if (has_energy_ops(c.m)) {
+        place_apart(&c, x, 0.9 * c.cm->reach, &gap, &gd);
+        lag_at(&c, x);
+        Enear = model_energy(&c, x);
+        ck_assert_double_gt(Enear, 0.0);
+    }
+    place_apart(&c, x, 1.02 * c.cm->reach, &gap, &gd);
+    ck_assert_double_ge(gap, c.cm->reach);
+    ck_assert_double_ge(gd, c.cm->reach);
+    /* lagged there; evaluated at a slipped configuration (nonzero tangential displacement) */
+    lag_at(&c, x);
+    slipped_prev(&c, x, xp);
+    for (size_t i = 0; i < nd; ++i) xs[i] = 2.0 * x[i] - xp[i]; /* x + s */
+    long nnz = 0;
+    double E = 0.0, gmax = 0.0, hmax = 0.0;
+    if (has_energy_ops(c.m)) {
+        E = model_energy(&c, xs);
+        model_gradient(&c, xs, g);
+        for (size_t i = 0; i < nd; ++i) gmax = fmax(gmax, fabs(g[i]));
+        ct_triplets tr;
+        model_hessian(&c, xs, &tr);
+        for (size_t k = 0; k < tr.n; ++k) {
+            hmax = fmax(hmax, fabs(tr.val[k]));
+            nnz += tr.val[k] != 0.0;
+        }
+        ct_triplets_free(&tr);
+    }
+    double fmaxv = 0.0;
+    if (c.m->forces) {
+        ct_force_report fr;
+        ck_assert_int_eq(ct_force_report_init(&fr, c.sim->nb + c.sim->ctx.nobstacles, 16), CT_OK);
+        ct_force_report_zero(&fr);
+        ck_assert_int_eq(c.m->forces(c.sim->mstate, &c.sim->ctx, xs, &fr), CT_OK);
+        size_t n = (size_t)fr.np * fr.np * CT_FORCE_NCAT;
+        for (size_t k = 0; k < n; ++k)
+            for (int i = 0; i < 3; ++i) fmaxv = fmax(fmaxv, fabs(fr.force[k][i]));
+        for (int k = 0; k < fr.np * fr.np; ++k) ck_assert_int_eq(fr.active_pairs[k], 0);
+        ct_force_report_free(&fr);
+    }
+    printf("reach %s (%.3g m): at 0.9 reach E = %.3g J; bodies %.4g reach apart and from the ground: E = %g, "
+           "max|g| = %g, max|H| = %g (%ld nonzero triplets), max|F| = %g\n",
+           c.label, c.cm->reach, Enear, fmin(gap, gd) / c.cm->reach, E, gmax, hmax, nnz, fmaxv);
+    ck_assert(E == 0.0);
+    ck_assert(gmax == 0.0);
+    ck_assert(hmax == 0.0);
+    ck_assert(fmaxv == 0.0);
+    free(x);
+    free(xp);
+    free(xs);
+    free(g);
+    case_close(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* 4. action = −reaction                                                                        */
+
+START_TEST(test_action_reaction)
+{
+    conf_case c;
+    case_open(&c, case_model(_i), case_dim(_i), CONF_OBSTACLE, 1);
+    if (!c.m->forces) {
+        printf("action/reaction %s: skipped (no forces op)\n", c.label);
+        case_close(&c);
+        return;
+    }
+    const int dim = c.dim, nb = c.sim->nb;
+    const size_t nd = c.nd;
+    double *x = dalloc(nd), *xp = dalloc(nd), *g = dalloc(nd);
+    memcpy(x, c.sim->x, nd * sizeof *x);
+    slipped_prev(&c, x, xp);
+    lag_at(&c, xp);
+    ct_force_report fr;
+    ck_assert_int_eq(ct_force_report_init(&fr, nb + c.sim->ctx.nobstacles, 16), CT_OK);
+    ct_force_report_zero(&fr);
+    ck_assert_int_eq(c.m->forces(c.sim->mstate, &c.sim->ctx, x, &fr), CT_OK);
+    const int np = fr.np;
+    ck_assert_int_eq(np, 3);
+    double worst = 0.0;
+    for (int cat = 0; cat < CT_FORCE_NCAT; ++cat)
+        for (int a = 0; a < np; ++a)
+            for (int b = a + 1; b < np; ++b) {
+                const double *Fab = ct_force_report_at(&fr, a, b, cat), *Fba = ct_force_report_at(&fr, b, a, cat);
+                double s = 0.0, m = 0.0;
+                for (int i = 0; i < 3; ++i) {
+                    s += (Fab[i] + Fba[i]) * (Fab[i] + Fba[i]);
+                    m += Fab[i] * Fab[i];
+                }
+                double rel = m > 0 ? sqrt(s / m) : sqrt(s);
+                if (rel > 1e-12)
+                    fprintf(stderr, "action/reaction %s: %s between %s and %s: F_ab + F_ba = %g (|F_ab| = %g)\n",
+                            c.label, ct_force_category_name(cat), c.sim->part_names[a], c.sim->part_names[b], sqrt(s),
+                            sqrt(m));
+                worst = fmax(worst, rel);
+            }
+    /* the contacts the scene sets up are reported, pointing the right way */
+    double nrm[3];
+    ground_normal(dim, nrm);
+    const double *Fbar_top = ct_force_report_at(&fr, TOP, BOTTOM, CT_FORCE_BARRIER);
+    const double *Fbar_gnd = ct_force_report_at(&fr, BOTTOM, nb, CT_FORCE_BARRIER);
+    double up_top = Fbar_top[1], up_gnd = 0.0;
+    for (int i = 0; i < dim; ++i) up_gnd += Fbar_gnd[i] * nrm[i];
+    double ffric = 0.0;
+    for (int i = 0; i < 3; ++i) ffric += pow(ct_force_report_at(&fr, TOP, BOTTOM, CT_FORCE_FRICTION)[i], 2);
+    printf("action/reaction %s: barrier on top from bottom %.6g N (up), on bottom from ground %.6g N (along n), "
+           "friction top–bottom %.6g N; worst |F_ab + F_ba| / |F_ab| = %.2e\n",
+           c.label, up_top, up_gnd, sqrt(ffric), worst);
+    ck_assert_double_lt(worst, 1e-12);
+    ck_assert_double_gt(up_top, 0.0);
+    ck_assert_double_gt(up_gnd, 0.0);
+    ck_assert_int_gt(fr.active_pairs[TOP * np + BOTTOM], 0);
+    ck_assert_int_gt(fr.active_pairs[BOTTOM * np + nb], 0);
+
+    /* body resultants: -Σ_{v in body} g_v = Σ over partners and categories of the reported force */
+    if (has_energy_ops(c.m)) {
+        model_gradient(&c, x, g);
+        double gabs = 0.0, total_g[3] = {0, 0, 0}, total_obst[3] = {0, 0, 0}, worst_body = 0.0;
+        for (size_t i = 0; i < nd; ++i) gabs += fabs(g[i]);
+        for (int b = 0; b < nb; ++b) {
+            double res[3] = {0, 0, 0}, rep[3] = {0, 0, 0};
+            for (int v = 0; v < c.sim->nx; ++v)
+                if (c.sim->xv_body[v] == b)
+                    for (int i = 0; i < dim; ++i) res[i] -= g[(size_t)dim * v + i];
+            for (int p = 0; p < np; ++p)
+                for (int cat = 0; cat < CT_FORCE_NCAT; ++cat)
+                    for (int i = 0; i < dim; ++i) {
+                        double f = ct_force_report_at(&fr, b, p, cat)[i];
+                        rep[i] += f;
+                        if (p >= nb) total_obst[i] += f;
+                    }
+            double e = 0.0;
+            for (int i = 0; i < dim; ++i) {
+                e = fmax(e, fabs(res[i] - rep[i]));
+                total_g[i] -= res[i];
+            }
+            worst_body = fmax(worst_body, e / gabs);
+        }
+        double e = 0.0, fo = 0.0;
+        for (int i = 0; i < dim; ++i) {
+            e = fmax(e, fabs(total_g[i] + total_obst[i]));
+            fo = fmax(fo, fabs(total_obst[i]));
+        }
+        printf("action/reaction %s: body resultants vs report: max error / Σ|g| = %.2e; |Σ g + F_obstacle| = %.2e "
+               "(|F_obstacle| = %.6g N, Σ|g| = %.6g N)\n",
+               c.label, worst_body, e, fo, gabs);
+        ck_assert_double_lt(worst_body, 1e-12);
+        ck_assert_double_lt(e, 1e-12 * gabs);
+        ck_assert_double_gt(fo, 0.0);
+    }
+    ct_force_report_free(&fr);
+    free(x);
+    free(xp);
+    free(g);
+    case_close(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* 5. invariance                                                                                */
+
+/* y = R p + t for every vertex (R about the origin). */
+static void rigid_map(const conf_case *c, const double *x, const double *axis, double angle, const double *t,
+                      double *y)
+{
+    const int dim = c->dim;
+    for (int v = 0; v < c->sim->nx; ++v) {
+        double q[3];
+        rotate_point(dim, axis, angle, x + (size_t)dim * v, q);
+        for (int i = 0; i < dim; ++i) y[(size_t)dim * v + i] = q[i] + t[i];
+    }
+}
+
+/* E and g at x lagged at xp, then at the rigidly moved (Rx + t, R xp + t); returns the relative
+ * energy change and the relative gradient covariance error |g' - R g| / |g|. */
+static void invariance_at(conf_case *c, const double *x, const double *xp, const double *axis, double angle,
+                          const double *t, double *E0, double *eerr, double *gerr)
+{
+    const size_t nd = c->nd;
+    const int dim = c->dim;
+    double *g = dalloc(nd), *g1 = dalloc(nd), *Rg = dalloc(nd), *y = dalloc(nd), *yp = dalloc(nd);
+    double zero[3] = {0, 0, 0};
+    lag_at(c, xp);
+    *E0 = model_energy(c, x);
+    model_gradient(c, x, g);
+    rigid_map(c, x, axis, angle, t, y);
+    rigid_map(c, xp, axis, angle, t, yp);
+    lag_at(c, yp);
+    double E1 = model_energy(c, y);
+    model_gradient(c, y, g1);
+    rigid_map(c, g, axis, angle, zero, Rg);
+    (void)dim;
+    *eerr = fabs(E1 - *E0) / fabs(*E0);
+    *gerr = ct_rel_err_vec(g1, Rg, nd, 1e-300);
+    free(g);
+    free(g1);
+    free(Rg);
+    free(y);
+    free(yp);
+}
+
+START_TEST(test_invariance)
+{
+    const int mi = case_model(_i), dim = case_dim(_i);
+    conf_case c;
+    case_open(&c, mi, dim, CONF_OBSTACLE, 1);
+    if (!has_energy_ops(c.m)) {
+        printf("invariance %s: skipped (no energy ops)\n", c.label);
+        case_close(&c);
+        return;
+    }
+    double *x = dalloc(c.nd), *xp = dalloc(c.nd);
+    /* (a) with the ground: translation along it */
+    double nrm[3], tan[3] = {0, 0, 0}, z[3] = {0, 0, 1}, E0, eerr, gerr;
+    ground_normal(dim, nrm);
+    if (dim == 2) {
+        tan[0] = nrm[1], tan[1] = -nrm[0];
+    } else { /* n x (0,0,1) + 0.5 n x (1,0,0) */
+        tan[0] = nrm[1] * z[2] - nrm[2] * z[1], tan[1] = nrm[2] * z[0] - nrm[0] * z[2], tan[2] = nrm[0] * z[1] - nrm[1] * z[0];
+        tan[1] += 0.5 * nrm[2], tan[2] -= 0.5 * nrm[1];
+    }
+    for (int i = 0; i < 3; ++i) tan[i] *= 0.137;
+    memcpy(x, c.sim->x, c.nd * sizeof *x);
+    slipped_prev(&c, x, xp);
+    invariance_at(&c, x, xp, z, 0.0, tan, &E0, &eerr, &gerr);
+    printf("invariance %s, translation along the ground: E = %.9g J, rel. change %.2e, gradient %.2e\n", c.label, E0,
+           eerr, gerr);
+    ck_assert_double_gt(E0, 0.0);
+    ck_assert_double_lt(eerr, 1e-12);
+    ck_assert_double_lt(gerr, 1e-10);
+    case_close(&c);
+
+    /* (b) without obstacles: rotation about an oblique axis + translation of everything */
+    case_open(&c, mi, dim, 0, 1);
+    double axis[3] = {1, 2, 3}, t[3] = {0.31, -0.17, 0.23};
+    memcpy(x, c.sim->x, c.nd * sizeof *x);
+    slipped_prev(&c, x, xp);
+    invariance_at(&c, x, xp, axis, 0.7, t, &E0, &eerr, &gerr);
+    printf("invariance %s, rotation 0.7 rad + translation (no obstacle): E = %.9g J, rel. change %.2e, "
+           "gradient covariance %.2e\n",
+           c.label, E0, eerr, gerr);
+    ck_assert_double_gt(E0, 0.0);
+    ck_assert_double_lt(eerr, 1e-12);
+    ck_assert_double_lt(gerr, 1e-10);
+    free(x);
+    free(xp);
+    case_close(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* 6. determinism                                                                               */
+
+START_TEST(test_determinism)
+{
+    const double t_start = now();
+    const int mi = case_model(_i), dim = case_dim(_i);
+    conf_case c1, c2;
+    /* (a) model ops with 1 and 2 threads */
+    case_open(&c1, mi, dim, CONF_OBSTACLE, 1);
+    case_open(&c2, mi, dim, CONF_OBSTACLE, 2);
+    ck_assert_int_eq(c1.sim->ctx.threads, 1);
+    ck_assert_int_eq(c2.sim->ctx.threads, 2);
+    const size_t nd = c1.nd;
+    if (has_energy_ops(c1.m)) {
+        double *x = dalloc(nd), *xp = dalloc(nd), *g1 = dalloc(nd), *g2 = dalloc(nd);
+        memcpy(x, c1.sim->x, nd * sizeof *x);
+        slipped_prev(&c1, x, xp);
+        lag_at(&c1, xp);
+        lag_at(&c2, xp);
+        double E1 = model_energy(&c1, x), E2 = model_energy(&c2, x);
+        model_gradient(&c1, x, g1);
+        model_gradient(&c2, x, g2);
+        ct_triplets t1, t2;
+        model_hessian(&c1, x, &t1);
+        model_hessian(&c2, x, &t2);
+        ck_assert(memcmp(&E1, &E2, sizeof E1) == 0);
+        ck_assert(memcmp(g1, g2, nd * sizeof *g1) == 0);
+        ck_assert_uint_eq(t1.n, t2.n);
+        ck_assert(memcmp(t1.row, t2.row, t1.n * sizeof *t1.row) == 0);
+        ck_assert(memcmp(t1.col, t2.col, t1.n * sizeof *t1.col) == 0);
+        ck_assert(memcmp(t1.val, t2.val, t1.n * sizeof *t1.val) == 0);
+        printf("determinism %s: E, gradient and %zu Hessian triplets bitwise equal with 1 and 2 threads\n", c1.label,
+               t1.n);
+        ct_triplets_free(&t1);
+        ct_triplets_free(&t2);
+        free(x);
+        free(xp);
+        free(g1);
+        free(g2);
+    }
+    case_close(&c1);
+    case_close(&c2);
+
+    /* (b) five steps of a moving scene (the top block thrown down and sideways, gravity) */
+    case_open(&c1, mi, dim, CONF_OBSTACLE | CONF_MOVING, 1);
+    case_open(&c2, mi, dim, CONF_OBSTACLE | CONF_MOVING, 2);
+    ct_diag d;
+    ct_diag_init(&d);
+    int newton = 0;
+    for (int s = 0; s < 5; ++s) {
+        ct_status st1 = ct_sim_step(c1.sim, &d), st2 = ct_sim_step(c2.sim, &d);
+        if (st1 != CT_OK || st2 != CT_OK) ct_diag_print(&d, stderr, "step: ");
+        ck_assert_int_eq(st1, CT_OK);
+        ck_assert_int_eq(st2, CT_OK);
+        ck_assert(memcmp(c1.sim->x, c2.sim->x, nd * sizeof(double)) == 0);
+        newton += c1.sim->last.newton_iters;
+        if (c1.m->max_step) { /* barrier models: every step intersection-free (DESIGN §9) */
+            ck_assert_int_eq(c1.sim->last.intersections, 0);
+            ck_assert_int_eq(c2.sim->last.intersections, 0);
+        }
+    }
+    ct_diag_free(&d);
+    double moved = body_y(&c1, c1.sim->x, TOP, 0) - body_y(&c1, c1.sim->X, TOP, 0);
+    printf("determinism %s: 5 steps with 1 and 2 threads bitwise equal (%d Newton iterations, top block moved "
+           "%.4g m in y, min contact distance %.3g m; %.2f s)\n",
+           c1.label, newton, moved, c1.sim->last.min_distance, now() - t_start);
+    case_close(&c1);
+    case_close(&c2);
+}
+END_TEST
+
+static Suite *conformance_suite(void)
+{
+    Suite *s = suite_create("conformance");
+    TCase *tc = tcase_create("scenes");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_registry_covered);
+    tcase_add_loop_test(tc, test_scene_census, 0, 2 * NGEOM);
+    suite_add_tcase(s, tc);
+    TCase *tm = tcase_create("models");
+    tcase_set_timeout(tm, 30);
+    tcase_add_loop_test(tm, test_derivatives, 0, NCASES * NGEOM);
+    tcase_add_loop_test(tm, test_max_step, 0, NCASES);
+    tcase_add_loop_test(tm, test_no_force_beyond_reach, 0, NCASES);
+    tcase_add_loop_test(tm, test_action_reaction, 0, NCASES);
+    tcase_add_loop_test(tm, test_invariance, 0, NCASES);
+    tcase_add_loop_test(tm, test_determinism, 0, NCASES);
+    suite_add_tcase(s, tm);
+    return s;
+}
+
+CT_TEST_MAIN(conformance_suite)
