@@ -559,7 +559,7 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
         return CT_ENOMEM;
     }
     /* merge identical stencils */
-    qsort(L.t, (size_t)L.n, sizeof *L.t, cmp_term);
+    if (L.n > 1) qsort(L.t, (size_t)L.n, sizeof *L.t, cmp_term);
     if (cs->cap < L.n) {
         ct_collision *c = realloc(cs->c, (size_t)(L.n ? L.n : 1) * sizeof *c);
         if (!c) {

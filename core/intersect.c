@@ -117,7 +117,7 @@ static int orient2d_exact(const double *a, const double *b, const double *c)
 /* Exact sign of l1*r1 - l2*r2 (four exact product terms). */
 static int diff_of_products_sign(double l1, double r1, double l2, double r2)
 {
-    double e[4], x, y;
+    double e[4] = {0, 0, 0, 0}, x, y;
     int n = 0;
     two_prod(l1, r1, &x, &y);
     if (y != 0.0) n = grow_expansion(n, e, y, e);

@@ -722,7 +722,7 @@ END_TEST
 
 enum { NDIR = 10, NSAMPLE = 64 };
 
-/* Displacement direction k (large: up to several cm per vertex, against gaps of mm). */
+/* Displacement direction k (large: centimetres to 0.3 m per vertex, against gaps of millimetres). */
 static void make_direction(const conf_case *c, const double *x, int k, uint64_t *rng, double *dx)
 {
     const int dim = c->dim;
@@ -751,7 +751,7 @@ static void make_direction(const conf_case *c, const double *x, int k, uint64_t 
         for (int i = 0; i < dim; ++i) t[i] = -0.02 * nrm[i];
         translate_body(c, dx, -1, t);
         break;
-    case 4: { /* top rotated by 30 degrees about its lowest corner's neighbourhood: corners dig in */
+    case 4: { /* top rotated by 0.5 rad about a point near its lowest corner: its edges sweep through */
         double axis[3] = {0.3, 0.2, 1.0}, ctr[3] = {0.08, 0.02, 0.08};
         for (int v = 0; v < c->sim->nx; ++v) {
             if (c->sim->xv_body[v] != TOP) continue;

@@ -5,6 +5,8 @@ set -u
 cd "$(dirname "$0")/.."
 export CT_BUILD="${CT_BUILD:-build}"
 export CT_TEST_DATA="${CT_TEST_DATA:-tests/data}"
+# OpenBLAS threads inside OpenMP loops (dsyevd in the PSD projections) oversubscribe the cores.
+export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 export CK_DEFAULT_TIMEOUT="${CK_DEFAULT_TIMEOUT:-4}"
 pass=0; fail=0; failed=()
 for t in "$@"; do
