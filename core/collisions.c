@@ -15,9 +15,9 @@
 
 #include "contactlab/ct_distance.h"
 #include "contactlab/ct_material.h"
+#include "parallel.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -683,27 +683,26 @@ static int term_hessian(const ct_collision *c, const ct_contact_mesh *cm, const 
     return n;
 }
 
-static int nthreads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+typedef struct {
+    const ct_collision_set *cs;
+    const ct_contact_mesh *cm;
+    const ct_obstacle *obs;
+    const double *x;
+    ct_density_fn f;
+    const void *ctx;
+} energy_args;
+
+static double energy_term(long i, const void *p)
+{
+    const energy_args *a = p;
+    return term_energy(&a->cs->c[i], a->cm, a->obs, a->x, a->f, a->ctx);
+}
 
 double ct_collision_energy(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                            const double *x, ct_density_fn f, const void *ctx, int threads)
 {
-    /* fixed-size chunks summed in order: the result does not depend on the thread count */
-    enum { CHUNK = 256 };
-    long nchunk = (cs->n + CHUNK - 1) / CHUNK;
-    double *part = malloc(((size_t)nchunk + 1) * sizeof *part);
-    if (!part) return NAN;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(nthreads(threads))
-    for (long k = 0; k < nchunk; ++k) {
-        double e = 0.0;
-        long end = (k + 1) * CHUNK < cs->n ? (k + 1) * CHUNK : cs->n;
-        for (long i = k * CHUNK; i < end; ++i) e += term_energy(&cs->c[i], cm, obs, x, f, ctx);
-        part[k] = e;
-    }
-    double E = 0.0;
-    for (long k = 0; k < nchunk; ++k) E += part[k];
-    free(part);
-    return E;
+    energy_args a = {cs, cm, obs, x, f, ctx};
+    return ct_sum_fixed_chunks(cs->n, energy_term, &a, threads);
 }
 
 /* global dof of stencil entry i (vertex-major) */
@@ -715,7 +714,7 @@ ct_status ct_collision_gradient(const ct_collision_set *cs, const ct_contact_mes
     const int dim = cm->dim;
     double *loc = malloc(((size_t)cs->n * 12 + 1) * sizeof *loc);
     if (!loc) return CT_ENOMEM;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads(threads))
+#pragma omp parallel for schedule(dynamic, 64) num_threads(ct_threads(threads))
     for (long i = 0; i < cs->n; ++i) ct_collision_term_grad(&cs->c[i], cm, obs, x, f, ctx, loc + 12 * i);
     for (long i = 0; i < cs->n; ++i) {
         const ct_collision *c = &cs->c[i];
@@ -736,7 +735,7 @@ ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh
     double *loc = malloc(((size_t)cs->n * 144 + 1) * sizeof *loc);
     if (!loc) return CT_ENOMEM;
     int status = CT_OK;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(nthreads(threads))
+#pragma omp parallel for schedule(dynamic, 16) num_threads(ct_threads(threads))
     for (long i = 0; i < cs->n; ++i) {
         int st = CT_OK;
         term_hessian(&cs->c[i], cm, obs, x, f, ctx, loc + 144 * i, &st);
@@ -753,6 +752,16 @@ ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh
     }
     free(loc);
     return st;
+}
+
+double ct_collision_normal_force(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                 const double *x, ct_density_fn f, const void *ctx)
+{
+    /* E = w m ψ(d²): ∂E/∂d = w m ψ_s 2d */
+    double s = ct_collision_d2(c, cm, obs, x, NULL, NULL);
+    double ps;
+    f(ctx, c, s, &ps, NULL);
+    return -c->w * mollifier(c, x, NULL, NULL) * ps * 2.0 * sqrt(s);
 }
 
 int ct_collision_part(const ct_collision *c, const ct_contact_mesh *cm, int nbodies, int k)

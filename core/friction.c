@@ -2,9 +2,9 @@
 #include "contactlab/ct_friction.h"
 
 #include "contactlab/ct_distance.h"
+#include "parallel.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,18 +102,7 @@ ct_status ct_friction_set_build(ct_friction_set *fs, const ct_collision_set *cs,
         const ct_collision *c = &cs->c[i];
         double m = mu(muctx, c);
         if (!(m > 0.0)) continue;
-        /* λ = −∂E/∂d with E = w·mollifier·ψ(d²): −w·m_ee·ψ_s·2d */
-        double s = ct_collision_d2(c, cm, obs, x_lag, NULL, NULL);
-        double ps;
-        normal(nctx, c, s, &ps, NULL);
-        double mol = 1.0;
-        if (c->kind == CT_COL_EE && c->eps_x > 0) {
-            const int *v = c->v;
-            double cc = ct_ee_cross2(X(x_lag, 3, v[0]), X(x_lag, 3, v[1]), X(x_lag, 3, v[2]), X(x_lag, 3, v[3]),
-                                     NULL, NULL);
-            mol = ct_ee_mollifier(cc, c->eps_x, NULL, NULL);
-        }
-        double lambda = -c->w * mol * ps * 2.0 * sqrt(s);
+        double lambda = ct_collision_normal_force(c, cm, obs, x_lag, normal, nctx);
         if (lambda == 0.0 || !isfinite(lambda)) continue;
         ct_friction_pair *p = &fs->p[fs->n++];
         p->c = *c;
@@ -150,31 +139,27 @@ void ct_friction_u(const ct_friction_pair *p, int dim, const double *x, const do
 
 static double unorm(const double *u, int m) { return m == 1 ? fabs(u[0]) : hypot(u[0], u[1]); }
 
-static int nthreads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+typedef struct {
+    const ct_friction_set *fs;
+    int dim;
+    const double *x, *x_prev;
+    double eps;
+} energy_args;
+
+static double energy_term(long i, const void *p)
+{
+    const energy_args *a = p;
+    const ct_friction_pair *fp = &a->fs->p[i];
+    double u[2];
+    ct_friction_u(fp, a->dim, a->x, a->x_prev, u);
+    return fp->mu * fp->lambda * ct_friction_f0(unorm(u, a->dim - 1), a->eps);
+}
 
 double ct_friction_energy(const ct_friction_set *fs, int dim, const double *x, const double *x_prev, double eps,
                           int threads)
 {
-    enum { CHUNK = 256 };
-    long nchunk = (fs->n + CHUNK - 1) / CHUNK;
-    double *part = malloc(((size_t)nchunk + 1) * sizeof *part);
-    if (!part) return NAN;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(nthreads(threads))
-    for (long k = 0; k < nchunk; ++k) {
-        double e = 0.0;
-        long end = (k + 1) * CHUNK < fs->n ? (k + 1) * CHUNK : fs->n;
-        for (long i = k * CHUNK; i < end; ++i) {
-            const ct_friction_pair *p = &fs->p[i];
-            double u[2];
-            ct_friction_u(p, dim, x, x_prev, u);
-            e += p->mu * p->lambda * ct_friction_f0(unorm(u, dim - 1), eps);
-        }
-        part[k] = e;
-    }
-    double E = 0.0;
-    for (long k = 0; k < nchunk; ++k) E += part[k];
-    free(part);
-    return E;
+    energy_args a = {fs, dim, x, x_prev, eps};
+    return ct_sum_fixed_chunks(fs->n, energy_term, &a, threads);
 }
 
 void ct_friction_term_grad(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double eps,
@@ -196,7 +181,7 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
 {
     double *loc = malloc(((size_t)fs->n * 12 + 1) * sizeof *loc);
     if (!loc) return CT_ENOMEM;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads(threads))
+#pragma omp parallel for schedule(dynamic, 64) num_threads(ct_threads(threads))
     for (long i = 0; i < fs->n; ++i) ct_friction_term_grad(&fs->p[i], dim, x, x_prev, eps, loc + 12 * i);
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
@@ -213,7 +198,7 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
 {
     double *loc = malloc(((size_t)fs->n * 144 + 1) * sizeof *loc);
     if (!loc) return CT_ENOMEM;
-#pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads(threads))
+#pragma omp parallel for schedule(dynamic, 32) num_threads(ct_threads(threads))
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
         double *Hl = loc + 144 * i;

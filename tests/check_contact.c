@@ -18,22 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static ct_sim *make_sim(ct_scene *sc, const char *json)
-{
-    ct_diag d;
-    ct_diag_init(&d);
-    ct_scene_init(sc);
-    ct_status st = ct_scene_parse(sc, json, "test.json", ".", NULL, 0, &d);
-    if (st != CT_OK) ct_diag_print(&d, stderr, "scene: ");
-    ck_assert_int_eq(st, CT_OK);
-    ct_sim *sim = NULL;
-    st = ct_sim_create(&sim, sc, &d);
-    if (st != CT_OK) ct_diag_print(&d, stderr, "sim: ");
-    ck_assert_int_eq(st, CT_OK);
-    ct_diag_free(&d);
-    return sim;
-}
-
 static void free_sim(ct_sim *sim, ct_scene *sc)
 {
     ct_sim_destroy(sim);
@@ -103,7 +87,7 @@ static double plate_force(int nb, int nt, double gap, double dhat, double kappa,
              "   \"density\": 1000}}]}",
              dhat, kappa, colset, eew, L, t, L, nb, nb, -t, L, t, L, nt, nt, gap);
     ct_scene sc;
-    ct_sim *sim = make_sim(&sc, json);
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     ct_force_report fr;
     ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
     ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, sim->x, &fr), CT_OK);
@@ -158,7 +142,7 @@ START_TEST(test_friction_sliding_block)
         "  \"density\": 1000}}],"
         " \"obstacles\": [{\"name\": \"ground\", \"type\": \"halfspace\", \"point\": [0, 0], \"normal\": [0, 1]}]}";
     ct_scene sc;
-    ct_sim *sim = make_sim(&sc, json);
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     int n = sim->nx;
     /* the step started 1 cm to the left: slip velocity 1 m/s ≫ ε_v */
     for (int v = 0; v < n; ++v) {

@@ -12,23 +12,6 @@
 #include "contactlab/ct_sim.h"
 #include "ct_test_util.h"
 
-/* Parse a scene from text and build the simulation; fails the test on error. */
-static ct_sim *make_sim(ct_scene *sc, const char *json, const char *base_dir)
-{
-    ct_diag d;
-    ct_diag_init(&d);
-    ct_scene_init(sc);
-    ct_status st = ct_scene_parse(sc, json, "test.json", base_dir ? base_dir : ".", NULL, 0, &d);
-    if (st != CT_OK) ct_diag_print(&d, stderr, "scene: ");
-    ck_assert_int_eq(st, CT_OK);
-    ct_sim *sim = NULL;
-    st = ct_sim_create(&sim, sc, &d);
-    if (st != CT_OK) ct_diag_print(&d, stderr, "sim: ");
-    ck_assert_int_eq(st, CT_OK);
-    ct_diag_free(&d);
-    return sim;
-}
-
 static void run_steps(ct_sim *sim, int n)
 {
     ct_diag d;
@@ -60,7 +43,7 @@ static void free_fall(int dim)
                  "\"cells\":[3,2]},\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":1000},"
                  "\"velocity\":[1,2]}]}");
     ct_scene sc;
-    ct_sim *sim = make_sim(&sc, json, NULL);
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     int n = sim->nsteps;
     run_steps(sim, n);
     double h = sc.dt, worst = 0.0;
@@ -106,7 +89,7 @@ START_TEST(test_hanging_bar)
                  "\"fixed\":{\"select\":{\"side\":\"+y\"}}}]}",
                  g, L, ns[i], E, rho);
         ct_scene sc;
-        ct_sim *sim = make_sim(&sc, json, NULL);
+        ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
         run_steps(sim, 1);
         /* mean y-displacement of the free end (-y face) */
         ct_selector sel = {.body = 0, .kind = CT_SEL_SIDE, .axis = 1, .sign = -1, .tol = 1e-6};
@@ -136,7 +119,7 @@ START_TEST(test_reaction_equals_weight)
                        "\"cells\":[2,8]},\"material\":{\"E\":1e7,\"nu\":0.3,\"density\":500},"
                        "\"fixed\":{\"select\":{\"side\":\"+y\"}}}]}";
     ct_scene sc;
-    ct_sim *sim = make_sim(&sc, json, NULL);
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     run_steps(sim, 1);
     double R[3];
     ct_sim_reaction(sim, NULL, R);
@@ -161,7 +144,7 @@ START_TEST(test_energy_rigid_invariance)
                  "\"material\":{\"model\":\"%s\",\"E\":1e6,\"nu\":0.35,\"density\":1000}}]}",
                  mats[mi]);
         ct_scene sc;
-        ct_sim *sim = make_sim(&sc, json, NULL);
+        ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
         int n = sim->nq * 3;
         double *q = malloc(n * sizeof *q), *r = malloc(n * sizeof *r);
         srand(7);
@@ -210,7 +193,7 @@ START_TEST(test_embedded_identity_bitwise)
               "\"dofs\":{\"mode\":\"embedded\",\"coarse\":{\"generator\":\"box\",\"size\":[1,0.2,0.2],"
               "\"cells\":[6,2,2]}},");
     ct_scene s1, s2;
-    ct_sim *a = make_sim(&s1, j1, NULL), *b = make_sim(&s2, j2, NULL);
+    ct_sim *a = ct_test_make_sim(&s1, j1, NULL), *b = ct_test_make_sim(&s2, j2, NULL);
     ck_assert_int_eq(b->dofs.identity, 1);
     for (int k = 0; k < a->nsteps; ++k) {
         run_steps(a, 1);
@@ -267,7 +250,7 @@ START_TEST(test_embedded_coinciding_permuted)
     snprintf(rest, sizeof rest, "%s", gen + strlen("\"mesh\":{\"generator\":\"box\",\"size\":[1,0.2,0.2],\"cells\":[6,2,2]}"));
     snprintf(gen, sizeof j2 - (size_t)(gen - j2), "\"mesh\":{\"file\":\"%s\"}%s", path, rest);
     ct_scene s1, s2;
-    ct_sim *a = make_sim(&s1, j1, NULL), *b = make_sim(&s2, j2, NULL);
+    ct_sim *a = ct_test_make_sim(&s1, j1, NULL), *b = ct_test_make_sim(&s2, j2, NULL);
     ck_assert_int_eq(b->nx, a->nx);
     run_steps(a, a->nsteps);
     run_steps(b, b->nsteps);
@@ -311,7 +294,7 @@ START_TEST(test_embedded_reduced_mass)
         "\"dofs\":{\"mode\":\"embedded\",\"coarse\":{\"generator\":\"box\",\"size\":[1,0.5,0.5],\"cells\":[2,1,1]}},"
         "\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":1000},\"velocity\":[0.5,0,0]}]}";
     ct_scene sc;
-    ct_sim *sim = make_sim(&sc, json, NULL);
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     ck_assert_int_eq(sim->dofs.identity, 0);
     ck_assert_int_lt(sim->nq, sim->nx);
     /* total mass: 1^T M_q 1 = sum of fine masses = rho * volume */
@@ -349,7 +332,7 @@ START_TEST(test_threads_deterministic)
     for (int r = 0; r < 2; ++r) {
         omp_set_num_threads(r + 1);
         ct_scene sc;
-        ct_sim *sim = make_sim(&sc, j, NULL);
+        ct_sim *sim = ct_test_make_sim(&sc, j, NULL);
         run_steps(sim, sim->nsteps);
         xs[r] = malloc((size_t)sim->nx * 3 * sizeof(double));
         memcpy(xs[r], sim->x, (size_t)sim->nx * 3 * sizeof(double));
@@ -371,7 +354,7 @@ START_TEST(test_single_analysis)
     char j[2048];
     bar_scene(j, sizeof j, "");
     ct_scene sc;
-    ct_sim *sim = make_sim(&sc, j, NULL);
+    ct_sim *sim = ct_test_make_sim(&sc, j, NULL);
     run_steps(sim, sim->nsteps);
     printf("analyses: %ld, factorizations: %ld\n", ct_linsolve_analyses(sim->ls), ct_linsolve_factorizations(sim->ls));
     ck_assert_int_eq(ct_linsolve_analyses(sim->ls), 1);
@@ -423,7 +406,7 @@ static void fd_embedded(int dim)
                  "\"fixed\":{\"select\":{\"side\":\"-x\"}},"
                  "\"loads\":[{\"select\":{\"side\":\"+x\"},\"force\":[0,-5]}]}]}");
     ct_scene sc;
-    ct_sim *sim = make_sim(&sc, json, NULL);
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     ck_assert_int_eq(sim->dofs.identity, 0);
     run_steps(sim, 1);
     int n = sim->ndof;

@@ -1,5 +1,8 @@
 #include "ct_test_util.h"
 
+#include "contactlab/ct_scene.h"
+#include "contactlab/ct_sim.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,4 +90,20 @@ const char *ct_test_data(const char *name)
     if (!dir || !*dir) dir = "tests/data";
     snprintf(buf, sizeof buf, "%s/%s", dir, name);
     return buf;
+}
+
+ct_sim *ct_test_make_sim(ct_scene *sc, const char *json, const char *base_dir)
+{
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_scene_init(sc);
+    ct_status st = ct_scene_parse(sc, json, "test.json", base_dir ? base_dir : ".", NULL, 0, &d);
+    if (st != CT_OK) ct_diag_print(&d, stderr, "scene: ");
+    ck_assert_int_eq(st, CT_OK);
+    ct_sim *sim = NULL;
+    st = ct_sim_create(&sim, sc, &d);
+    if (st != CT_OK) ct_diag_print(&d, stderr, "sim: ");
+    ck_assert_int_eq(st, CT_OK);
+    ct_diag_free(&d);
+    return sim;
 }

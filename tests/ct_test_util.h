@@ -33,4 +33,10 @@ char *ct_test_tmpdir(void);
  * or the default "tests/data"); returns a static buffer. */
 const char *ct_test_data(const char *name);
 
+/* Parse a scene from JSON text (relative paths from base_dir, "." if NULL) and build the
+ * simulation; fails the current test on any error (messages printed). */
+struct ct_scene;
+struct ct_sim;
+struct ct_sim *ct_test_make_sim(struct ct_scene *sc, const char *json, const char *base_dir);
+
 #endif

@@ -364,52 +364,41 @@ static ct_status ipc_end_step(void *p, const ct_step_ctx *c, const double *x, ct
     return CT_OK;
 }
 
-static void add_force(ct_force_report *r, int a, int b, ct_force_category cat, const double *f, int dim)
+/* Book one term's gradient g (its stencil, n vertices) as forces between the participants of its
+ * two primitives; a half-space takes the reaction of the vertex. */
+static void report_term(ct_force_report *r, const ipc_state *st, const ct_collision *col, const double *g,
+                        ct_force_category cat)
 {
-    double *F = ct_force_report_at(r, a, b, cat);
-    for (int d = 0; d < dim; ++d) F[d] += f[d];
+    const int dim = st->dim, nb = st->nbodies;
+    int A = ct_collision_part(col, &st->cm, nb, 0);
+    int B = col->kind == CT_COL_PH ? nb + col->v[1] : ct_collision_part(col, &st->cm, nb, col->side);
+    double fa[3] = {0, 0, 0}, fb[3] = {0, 0, 0};
+    for (int k = 0; k < ct_collision_nverts(col); ++k)
+        for (int d = 0; d < dim; ++d) (k < col->side ? fa : fb)[d] -= g[dim * k + d];
+    if (col->kind == CT_COL_PH)
+        for (int d = 0; d < dim; ++d) fb[d] = -fa[d];
+    double *FA = ct_force_report_at(r, A, B, cat), *FB = ct_force_report_at(r, B, A, cat);
+    for (int d = 0; d < dim; ++d) FA[d] += fa[d], FB[d] += fb[d];
+    if (cat == CT_FORCE_BARRIER && col->w > 0.0) {
+        r->active_pairs[A * r->np + B]++;
+        if (A != B) r->active_pairs[B * r->np + A]++;
+    }
 }
 
 static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_force_report *out)
 {
     ipc_state *st = p;
-    const int dim = st->dim, nb = st->nbodies;
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double g[12];
     for (long i = 0; i < st->cs.n; ++i) {
-        const ct_collision *col = &st->cs.c[i];
-        ct_collision_term_grad(col, &st->cm, c->obstacles, x, barrier_density, st, g);
-        int n = ct_collision_nverts(col);
-        int A = ct_collision_part(col, &st->cm, nb, 0);
-        int B = col->kind == CT_COL_PH ? nb + col->v[1] : ct_collision_part(col, &st->cm, nb, col->side);
-        double fa[3] = {0, 0, 0}, fb[3] = {0, 0, 0};
-        for (int k = 0; k < n; ++k)
-            for (int d = 0; d < dim; ++d) (k < col->side ? fa : fb)[d] -= g[dim * k + d];
-        if (col->kind == CT_COL_PH)
-            for (int d = 0; d < dim; ++d) fb[d] = -fa[d]; /* the obstacle takes the reaction */
-        add_force(out, A, B, CT_FORCE_BARRIER, fa, dim);
-        add_force(out, B, A, CT_FORCE_BARRIER, fb, dim);
-        if (col->w > 0.0) {
-            out->active_pairs[A * out->np + B]++;
-            if (A != B) out->active_pairs[B * out->np + A]++;
-        }
+        ct_collision_term_grad(&st->cs.c[i], &st->cm, c->obstacles, x, barrier_density, st, g);
+        report_term(out, st, &st->cs.c[i], g, CT_FORCE_BARRIER);
     }
     double eps = friction_eps(st, c);
     for (long i = 0; i < st->fs.n; ++i) {
-        const ct_friction_pair *fp = &st->fs.p[i];
-        ct_friction_term_grad(fp, dim, x, st->x_step0, eps, g);
-        const ct_collision *col = &fp->c;
-        int n = ct_collision_nverts(col);
-        int A = ct_collision_part(col, &st->cm, nb, 0);
-        int B = col->kind == CT_COL_PH ? nb + col->v[1] : ct_collision_part(col, &st->cm, nb, col->side);
-        double fa[3] = {0, 0, 0}, fb[3] = {0, 0, 0};
-        for (int k = 0; k < n; ++k)
-            for (int d = 0; d < dim; ++d) (k < col->side ? fa : fb)[d] -= g[dim * k + d];
-        if (col->kind == CT_COL_PH)
-            for (int d = 0; d < dim; ++d) fb[d] = -fa[d];
-        add_force(out, A, B, CT_FORCE_FRICTION, fa, dim);
-        add_force(out, B, A, CT_FORCE_FRICTION, fb, dim);
+        ct_friction_term_grad(&st->fs.p[i], st->dim, x, st->x_step0, eps, g);
+        report_term(out, st, &st->fs.p[i].c, g, CT_FORCE_FRICTION);
     }
     int ns = out->nscalars < 3 ? out->nscalars : 3;
     out->nscalars = ns;

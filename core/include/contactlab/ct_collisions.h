@@ -115,6 +115,10 @@ ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh
 void ct_collision_term_grad(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs,
                             const double *x, ct_density_fn f, const void *ctx, double *g);
 
+/* Normal force magnitude of one term, λ = −∂(w m ψ)/∂d at x (N; signed like w). */
+double ct_collision_normal_force(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                 const double *x, ct_density_fn f, const void *ctx);
+
 /* Participant of stencil vertex k of c (obstacles: nbodies + obstacle index). */
 int ct_collision_part(const ct_collision *c, const ct_contact_mesh *cm, int nbodies, int k);
 
