@@ -56,9 +56,12 @@ TEST_SRC   := $(sort $(wildcard tests/check_*.c))
 TEST_BIN   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_UTIL  := $(BUILD)/tests/ct_test_util.o
 BENCH_BIN  := $(BUILD)/bench/ct_bench
+# Experiment drivers written in C (experiments/<name>/<prog>.c -> build/experiments/<name>/<prog>)
+EXP_SRC    := $(sort $(wildcard experiments/*/*.c))
+EXP_BIN    := $(patsubst %.c,$(BUILD)/%,$(EXP_SRC))
 
 .PHONY: all test demo figures bench sanitize install clean help deps
-all: $(LIB) $(CLI)
+all: $(LIB) $(CLI) $(EXP_BIN)
 
 help:
 	@echo "make [all|test|demo|figures|bench|sanitize|install|clean]  (PREFIX=$(PREFIX))"
@@ -84,6 +87,10 @@ $(TEST_UTIL): tests/ct_test_util.c tests/ct_test_util.h
 $(BUILD)/tests/%: tests/%.c $(TEST_UTIL) $(LIB) tests/ct_test_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS_ALL) -o $@ $< $(TEST_UTIL) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
+
+$(BUILD)/experiments/%: experiments/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
 
 # Every Check suite, then the command-line tests (malformed-input corpus, end-to-end runs).
 test: all $(TEST_BIN)
