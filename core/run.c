@@ -144,7 +144,7 @@ typedef struct {
     ct_h5log *lg;
     int step_id[NSTEPCOLS];
     int *probe_id;
-    int frame_t, frame_x;
+    int frame_t, frame_x, frame_v;
     int *scalar_id;
     int nscalars;
 } run_log;
@@ -284,6 +284,7 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
         size_t fd[2] = {(size_t)s->nx, (size_t)s->dim};
         TRY(ct_h5log_series(lg, "/frames/time", CT_H5_DOUBLE, 0, NULL, "s", "time of each frame", &L->frame_t));
         TRY(ct_h5log_series(lg, "/frames/x", CT_H5_DOUBLE, 2, fd, "m", "vertex positions", &L->frame_x));
+        TRY(ct_h5log_series(lg, "/frames/v", CT_H5_DOUBLE, 2, fd, "m/s", "vertex velocities", &L->frame_v));
     }
     TRY(ct_h5log_start(lg));
 #undef TRY
@@ -316,6 +317,7 @@ static ct_status log_frame(run_log *L, ct_sim *s)
 {
     ct_status st = ct_h5log_append(L->lg, L->frame_t, &s->t);
     if (st == CT_OK) st = ct_h5log_append(L->lg, L->frame_x, s->x);
+    if (st == CT_OK) st = ct_h5log_append(L->lg, L->frame_v, s->vx);
     return st;
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "scene_body.h"
 #include "scene_json.h"
@@ -214,10 +215,31 @@ static void read_output(sj *c, json_t *root, ct_scene *sc)
     sj_pop(c);
 }
 
+static void read_initial_state(sj *c, json_t *root, ct_scene *sc)
+{
+    static const char *const keys[] = {"file", "frame", "velocity", NULL};
+    static const char *const velocities[] = {"zero", "frame", NULL};
+    if (!json_object_get(root, "initial_state")) return; /* absent: the rest state (no default filled in) */
+    json_t *o = sj_enter(c, root, "initial_state", SJ_OPTIONAL, keys);
+    if (!o) return;
+    const char *file = NULL;
+    if (sj_string(c, o, "file", SJ_REQUIRED, NULL, &file) && file) {
+        if (!file[0])
+            sj_error(c, "file", "must not be empty");
+        else if (!(sc->init_file = scene_join_path(sc->dir, file)))
+            c->oom = 1;
+        else if (access(sc->init_file, R_OK) != 0)
+            sj_error(c, "file", "cannot open \"%s\": %s", sc->init_file, strerror(errno));
+    }
+    sj_int(c, o, "frame", SJ_OPTIONAL, -1, INT_MIN, INT_MAX, &sc->init_frame);
+    sj_enum(c, o, "velocity", SJ_OPTIONAL, velocities, 0, &sc->init_velocity);
+    sj_pop(c);
+}
+
 static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_name)
 {
     static const char *const keys[] = {"name", "dim", "time", "gravity", "solver", "contact", "bodies",
-                                       "obstacles", "probes", "output", NULL};
+                                       "obstacles", "probes", "output", "initial_state", NULL};
     if (!json_is_object(root)) {
         sj_error(c, NULL, "expected an object (got %s)", sj_type_name(root));
         return;
@@ -246,6 +268,7 @@ static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_na
     scene_check_participant_names(c, sc);
     read_probes(c, root, sc);
     read_output(c, root, sc);
+    read_initial_state(c, root, sc);
 }
 
 /* ---------------- entry points ---------------- */
@@ -289,6 +312,7 @@ void ct_scene_free(ct_scene *sc)
     free(sc->name);
     free(sc->model_name);
     free(sc->output_file);
+    free(sc->init_file);
     free(sc->resolved_json);
     ct_scene_init(sc);
 }

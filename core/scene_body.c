@@ -222,7 +222,7 @@ static int has_suffix(const char *s, const char *suffix)
 }
 
 /* dir + "/" + file, or file when it is absolute or dir is empty. */
-static char *join_path(const char *dir, const char *file)
+char *scene_join_path(const char *dir, const char *file)
 {
     if (file[0] == '/' || !dir || !dir[0]) return strdup(file);
     size_t n = strlen(dir) + strlen(file) + 2;
@@ -242,7 +242,7 @@ static mesh_kind read_mesh_file(sj *c, json_t *o, const ct_scene *sc, ct_mesh_sp
         sj_error(c, "file", "unsupported mesh format \"%s\" (expected a .msh or .obj file)", file);
         return *ok = 0, MESH_UNKNOWN;
     }
-    m->path = join_path(sc->dir, file);
+    m->path = scene_join_path(sc->dir, file);
     if (!m->path) return c->oom = 1, *ok = 0, MESH_UNKNOWN;
     struct stat st;
     FILE *f = NULL;

@@ -1,6 +1,7 @@
 /* sim.c — building a simulation from a scene: meshes, embedding, masses, elasticity,
  * Dirichlet data, loads and the contact model. The time step itself is in step.c. */
 #include "contactlab/ct_sim.h"
+#include "contactlab/ct_h5log.h"
 #include "contactlab/ct_intersect.h"
 
 #include <math.h>
@@ -480,6 +481,85 @@ static ct_status check_initial_state(ct_sim *s, ct_diag *diag)
     return st;
 }
 
+/* "initial_state": positions (and velocities) of every vertex from a frame of an earlier run.
+ * Bodies with full dofs take them directly (q = x); Dirichlet-held and kinematic vertices keep
+ * their prescribed positions, which the frame must agree with. Called with q, vq at the rest
+ * state; any mismatch between the file and this scene is bad input (the JSON path named). */
+static ct_status load_initial_state(ct_sim *s, ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    const int dim = s->dim;
+    const char *file = sc->init_file;
+    double *X = NULL, *V = NULL;
+    int rank = 0;
+    size_t dims[4] = {0, 0, 0, 0};
+    ct_diag sub;
+    ct_diag_init(&sub);
+    ct_status st = ct_h5_read(file, "/frames/x", &X, &rank, dims, &sub);
+    ct_diag_free(&sub);
+    if (st != CT_OK) {
+        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/file: \"%s\" has no readable /frames/x (run the "
+                         "earlier scene with output.frames_every > 0)", sc->path, file);
+        goto done;
+    }
+    if (rank != 3 || dims[0] == 0 || dims[1] != (size_t)s->nx || dims[2] != (size_t)dim) {
+        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/file: /frames/x of \"%s\" is %zu x %zu x %zu; this "
+                         "scene needs frames x %d vertices x %d", sc->path, file, dims[0], dims[1], dims[2], s->nx,
+                         dim);
+        goto done;
+    }
+    long nf = (long)dims[0], f = sc->init_frame < 0 ? nf + sc->init_frame : sc->init_frame;
+    if (f < 0 || f >= nf) {
+        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/frame: %d is out of range (\"%s\" has %ld frames)",
+                         sc->path, sc->init_frame, file, nf);
+        goto done;
+    }
+    const double *xf = X + (size_t)f * s->nx * dim, *vf = NULL;
+    if (sc->init_velocity) {
+        size_t vd[4] = {0, 0, 0, 0};
+        int vr = 0;
+        ct_diag_init(&sub);
+        st = ct_h5_read(file, "/frames/v", &V, &vr, vd, &sub);
+        ct_diag_free(&sub);
+        if (st != CT_OK || vr != 3 || vd[0] != dims[0] || vd[1] != dims[1] || vd[2] != dims[2]) {
+            st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/velocity: \"%s\" has no /frames/v matching "
+                             "/frames/x", sc->path, file);
+            goto done;
+        }
+        vf = V + (size_t)f * s->nx * dim;
+    }
+    const double tol = 1e-9 * s->bbox_diag;
+    for (int b = 0; b < s->nb && st == CT_OK; ++b) {
+        const ct_body *B = &s->bodies[b];
+        if (B->embedded) {
+            st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state: body \"%s\" has embedded dofs; restarting "
+                             "from a frame needs full dofs (x = q)", sc->path, B->name);
+            break;
+        }
+        for (int i = 0; i < B->nx; ++i) {
+            const int a = B->q_off + i, k = B->x_off + i;
+            for (int c = 0; c < dim; ++c) {
+                const size_t qa = (size_t)a * dim + c, xk = (size_t)k * dim + c;
+                if (s->fixed[qa] || B->kinematic) {
+                    if (fabs(xf[xk] - s->q[qa]) > tol) {
+                        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state: vertex %d of body \"%s\" is "
+                                         "prescribed here but frame %ld of \"%s\" has it %.3g m away", sc->path,
+                                         i, B->name, f, file, fabs(xf[xk] - s->q[qa]));
+                        goto done;
+                    }
+                    continue;
+                }
+                s->q[qa] = xf[xk];
+                s->vq[qa] = vf ? vf[xk] : 0.0;
+            }
+        }
+    }
+done:
+    free(X);
+    free(V);
+    return st;
+}
+
 static void fill_ctx(ct_sim *s)
 {
     ct_step_ctx *c = &s->ctx;
@@ -563,6 +643,10 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
     }
     for (size_t i = 0; i < (size_t)s->ndof; ++i)
         if (s->fixed[i]) s->vq[i] = 0.0;
+    if (sc->init_file && (st = load_initial_state(s, diag)) != CT_OK) {
+        ct_sim_destroy(s);
+        return st;
+    }
     ct_dofs_map(&s->dofs, s->q, s->x);
     ct_dofs_map_lin(&s->dofs, s->vq, s->vx);
     memcpy(s->x_prev, s->x, (size_t)s->nx * dim * sizeof *s->x);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "contactlab/ct_run.h"
 #include "contactlab/ct_scene.h"
 #include "contactlab/ct_sim.h"
 #include "ct_test_util.h"
@@ -470,6 +471,107 @@ END_TEST
 START_TEST(test_fd_embedded_3d) { fd_embedded(3); }
 END_TEST
 
+/* ---- restart: "initial_state" from the last frame of a run continues it exactly ----
+ * A cantilever (clamped left end) swinging under gravity: 10 steps logged with frames, then a
+ * scene starting from the last frame (positions and velocities) runs 10 more; a third run takes
+ * all 20 steps at once. No load depends on time, so the two must agree to the last bit. */
+static const char *cantilever(char *buf, size_t n, const char *extra)
+{
+    snprintf(buf, n,
+             "{\"dim\":2,\"time\":{\"dt\":0.01,\"duration\":0.1},\"gravity\":[0,-9.81],"
+             "\"solver\":{\"newton_tol\":1e-6},%s"
+             "\"bodies\":[{\"name\":\"bar\",\"mesh\":{\"generator\":\"rect\",\"size\":[1,0.1],\"cells\":[10,2]},"
+             "\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":100},"
+             "\"fixed\":[{\"select\":{\"side\":\"-x\"}}]}]}",
+             extra);
+    return buf;
+}
+
+static ct_status try_scene(const char *json, const char *dir)
+{
+    ct_scene sc;
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_scene_init(&sc);
+    ct_status st = ct_scene_parse(&sc, json, "test.json", dir, NULL, 0, &d);
+    ct_sim *sim = NULL;
+    if (st == CT_OK) st = ct_sim_create(&sim, &sc, &d);
+    if (st != CT_OK) ct_diag_print(&d, stdout, "expected error: ");
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+    ct_diag_free(&d);
+    return st;
+}
+
+START_TEST(test_restart_continues)
+{
+    char *dir = ct_test_tmpdir();
+    char json[2048], extra[512], file[1024];
+    snprintf(file, sizeof file, "%s/first.h5", dir);
+    /* first half, logged */
+    ct_scene sc1;
+    ct_sim *s1 = ct_test_make_sim(&sc1, cantilever(json, sizeof json, "\"output\":{\"frames_every\":1},"), dir);
+    ct_run_opts ro = {file, 0, 0, NULL};
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_status rs = ct_run(s1, &ro, &d);
+    if (rs != CT_OK) ct_diag_print(&d, stderr, "run: ");
+    ck_assert_int_eq(rs, CT_OK);
+    ck_assert_int_eq(s1->step, 10);
+    /* second half from the last frame */
+    snprintf(extra, sizeof extra, "\"initial_state\":{\"file\":\"first.h5\",\"velocity\":\"frame\"},");
+    ct_scene sc2;
+    ct_sim *s2 = ct_test_make_sim(&sc2, cantilever(json, sizeof json, extra), dir);
+    double dx0 = 0.0;
+    for (int i = 0; i < s1->nx * 2; ++i) dx0 = fmax(dx0, fabs(s2->x[i] - s1->x[i]));
+    ck_assert_double_eq(dx0, 0.0);
+    run_steps(s2, 10);
+    /* all 20 steps at once */
+    ct_scene sc3;
+    ct_sim *s3 = ct_test_make_sim(&sc3, cantilever(json, sizeof json, ""), dir);
+    run_steps(s3, 20);
+    double diff = 0.0, tip = 0.0;
+    for (int i = 0; i < s3->nx * 2; ++i) {
+        diff = fmax(diff, fabs(s2->x[i] - s3->x[i]));
+        tip = fmax(tip, fabs(s3->x[i] - s3->X[i]));
+    }
+    printf("restart: 10 + 10 steps vs 20 steps: max |dx| = %.3e (max displacement %.3e m)\n", diff, tip);
+    ck_assert_double_gt(tip, 1e-3); /* the bar did move */
+    ck_assert_double_eq(diff, 0.0);
+    /* velocity "zero" (the default) starts at rest: differs from the continued run */
+    snprintf(extra, sizeof extra, "\"initial_state\":{\"file\":\"first.h5\",\"frame\":-1},");
+    ct_scene sc4;
+    ct_sim *s4 = ct_test_make_sim(&sc4, cantilever(json, sizeof json, extra), dir);
+    for (int i = 0; i < s4->nx * 2; ++i) ck_assert_double_eq(s4->vx[i], 0.0);
+    /* bad input: frame out of range, missing file, a scene with a different mesh */
+    snprintf(extra, sizeof extra, "\"initial_state\":{\"file\":\"first.h5\",\"frame\":11},");
+    ck_assert_int_eq(try_scene(cantilever(json, sizeof json, extra), dir), CT_EINPUT);
+    snprintf(extra, sizeof extra, "\"initial_state\":{\"file\":\"missing.h5\"},");
+    ck_assert_int_eq(try_scene(cantilever(json, sizeof json, extra), dir), CT_EINPUT);
+    snprintf(json, sizeof json,
+             "{\"dim\":2,\"time\":{\"dt\":0.01,\"duration\":0.1},\"initial_state\":{\"file\":\"first.h5\"},"
+             "\"bodies\":[{\"name\":\"bar\",\"mesh\":{\"generator\":\"rect\",\"size\":[1,0.1],\"cells\":[5,2]},"
+             "\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":100}}]}");
+    ck_assert_int_eq(try_scene(json, dir), CT_EINPUT);
+    /* a clamped vertex moved by the frame is refused: clamp the right end instead */
+    snprintf(json, sizeof json,
+             "{\"dim\":2,\"time\":{\"dt\":0.01,\"duration\":0.1},\"initial_state\":{\"file\":\"first.h5\"},"
+             "\"bodies\":[{\"name\":\"bar\",\"mesh\":{\"generator\":\"rect\",\"size\":[1,0.1],\"cells\":[10,2]},"
+             "\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":100},\"fixed\":[{\"select\":{\"side\":\"+x\"}}]}]}");
+    ck_assert_int_eq(try_scene(json, dir), CT_EINPUT);
+    ct_diag_free(&d);
+    ct_sim_destroy(s1);
+    ct_sim_destroy(s2);
+    ct_sim_destroy(s3);
+    ct_sim_destroy(s4);
+    ct_scene_free(&sc1);
+    ct_scene_free(&sc2);
+    ct_scene_free(&sc3);
+    ct_scene_free(&sc4);
+    free(dir);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -488,6 +590,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_fd_embedded_3d);
     tcase_add_test(tc, test_threads_deterministic);
     tcase_add_test(tc, test_single_analysis);
+    tcase_add_test(tc, test_restart_continues);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -161,6 +161,11 @@ typedef struct ct_scene {
     int nprobes;
     ct_probe_spec *probes;
     char *output_file;       /* NULL: <name>.h5 in the current folder */
+    /* "initial_state": start from a frame of an earlier run's HDF5 file instead of the rest
+     * state (positions, and optionally velocities, of every vertex; time starts at 0) */
+    char *init_file;         /* resolved path; NULL: rest state and the bodies' "velocity" */
+    int init_frame;          /* frame index, negative counts from the end (-1: last) */
+    int init_velocity;       /* 0: zero velocities; 1: the frame's velocities (/frames/v) */
     int frames_every;        /* 0: no frames */
     int flush_every;         /* steps between HDF5 flushes */
     char *resolved_json;     /* the resolved scene, pretty-printed JSON */
