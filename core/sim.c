@@ -580,6 +580,7 @@ static void fill_ctx(ct_sim *s)
     c->obstacles = s->obstacles;
     c->surf = &s->surf;
     c->bbox_diag = s->bbox_diag;
+    c->newton_tol_v = s->sc->integrator == CT_INTEGRATOR_STATIC ? 0.0 : s->sc->solver.newton_tol * s->bbox_diag;
     c->threads = s->threads;
 }
 

@@ -631,7 +631,7 @@ START_TEST(test_four_errors)
     if (d.count != 4) print_diag(&d);
     ck_assert_uint_eq(d.count, 4);
     ck_assert(diag_has_exact(&d, "t.json: /colour: unknown key (expected one of: name, dim, time, gravity, "
-                                 "solver, contact, bodies, obstacles, probes, output)"));
+                                 "solver, contact, bodies, obstacles, probes, output, initial_state)"));
     ck_assert(diag_has_exact(&d, "t.json: /time/dt: must be > 0 (got -1)"));
     ck_assert(diag_has_exact(&d, "t.json: /bodies/0/material/E: expected a number (got string)"));
     ck_assert(diag_has_exact(&d, "t.json: /probes/0/select/body: no body named \"ghost\""));

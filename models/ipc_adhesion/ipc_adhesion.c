@@ -123,6 +123,16 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     st->dhat = prm->value[P_DHAT];
     st->mu = prm->value[P_MU];
     st->eps_v = prm->value[P_EPS_V];
+    /* In the stick branch the friction stiffness is ~2μλ/(ε_v h), so a Newton step against an
+     * unbalanced tangential force F ~ μλ is |p|/h ~ ε_v F/(2μλ) ~ ε_v/2: with a Newton tolerance
+     * above that, Newton may stop inside the stick branch and a block that should start sliding
+     * sticks. A warning, not an error: sliding contacts (v >> ε_v) are unaffected. */
+    if (st->mu > 0.0 && c->newton_tol_v > 0.0 && st->eps_v < 2.0 * c->newton_tol_v)
+        ct_diag_add(diag, CT_OK,
+                    "warning: /contact/eps_v: %g m/s is below 2 x the Newton velocity tolerance (solver.newton_tol "
+                    "x bounding-box diagonal = %g m/s): Newton may stop inside the stick branch of friction, so "
+                    "contacts at rest may fail to start sliding; lower solver.newton_tol or raise eps_v "
+                    "(models/ipc_adhesion/README.md, friction)", st->eps_v, c->newton_tol_v);
     st->kappa_auto = prm->is_auto[P_KAPPA];
     if (st->kappa_auto) {
         double Emin = INFINITY;

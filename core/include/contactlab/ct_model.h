@@ -122,6 +122,8 @@ typedef struct ct_step_ctx {
     const ct_obstacle *obstacles;
     const ct_surface *surf;     /* contact surface of all bodies, indices into x */
     double bbox_diag;           /* diagonal of the scene's rest bounding box (m) */
+    double newton_tol_v;        /* Newton stops when |p|_inf / h < this (m/s); 0 for the static
+                                   integrator (models whose stiff branches need resolving check it) */
     int threads;
     const ct_linear_system *sys; /* constraint family only; NULL otherwise */
 } ct_step_ctx;
