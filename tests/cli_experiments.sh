@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
-for e in slope_2d; do
+for e in slope_2d incline_3d; do
     if bash "experiments/$e/run.sh" "$tmp/$e" > "$tmp/$e.log" 2>&1; then
         echo "ok    $e"; pass=$((pass + 1))
     else
