@@ -63,6 +63,10 @@ if 0.1 in by:
     claim(math.isinf(r["t_stop"]) and abs(r["a"]) < 1e-2 * g * math.sin(theta),
           f"mu = 0.1 (= tanθ) keeps sliding at constant speed (a = {r['a']:+.1e}, v_end = {r['v_end']:.3f} m/s)")
 if 0.11 in by and 0.2 in by:
+    for mu in (0.11, 0.2):
+        t_pred = 0.5 / abs(by[mu]["expect"])      # launched at 0.5 m/s, constant deceleration
+        claim(abs(by[mu]["t_stop"] - t_pred) < 0.02 * t_pred,
+              f"mu = {mu}: stops at {by[mu]['t_stop']:.2f} s = v0 / |g(sinθ − μcosθ)| = {t_pred:.3f} s within 2 %")
     claim(by[0.2]["t_stop"] < by[0.11]["t_stop"] < math.inf,
           f"mu = 0.11 and 0.2 stop, 0.2 sooner ({by[0.2]['t_stop']:.2f} s < {by[0.11]['t_stop']:.2f} s)")
     for mu in (0.11, 0.2):
