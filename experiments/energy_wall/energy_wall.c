@@ -1,0 +1,602 @@
+/* energy_wall.c — energy walls of IPC (paper 002, Du et al., "No Free Slide", §4.3 and Fig. 3).
+ *
+ * A probe vertex is held at the constant height h = 0.5 d̂ above a flat triangulated plane (3D) or
+ * a straight segmented line (2D) and moved across it; at every sample we evaluate what the contact
+ * model puts into the Newton solve — its energy and its gradient, through the model interface
+ * (ct_model_find("ipc"), init, begin_step, energy, gradient) — for both collision sets
+ * (`collision_set` = ipc2020 and convergent, models/ipc_adhesion/README.md).
+ *
+ * On a flat plane the ideal contact energy of a point at height h does not depend on where the
+ * point is, and the ideal tangential force is zero. IPC 2020 sums a barrier over every primitive
+ * within d̂, so above an edge shared by two triangles the same distance is counted twice and above
+ * a vertex once per incident triangle: energy walls (local maxima) with tangential forces. The
+ * convergent set's inclusion–exclusion (faces − edges + vertices; 2D: edges − vertices) counts the
+ * closest point once, so the energy is flat.
+ *
+ * Probes: "point" — an isolated vertex with a prescribed vertex weight w_v (no faces of its own:
+ * exactly the setting of the paper's Fig. 3); "body" — the tip of a small tetrahedron (2D:
+ * triangle) whose other vertices are 8 d̂ above the tip, so the weight is the ordinary one and the
+ * model also sees the plane's vertices against the body's faces and (3D) edge–edge pairs.
+ * Planes: 3D "grid" (square cells split along one diagonal: 6 triangles at every interior vertex),
+ * "alt" (alternating diagonals: 8 and 4 triangles per vertex), "jitter" (grid with the interior
+ * vertices moved randomly in the plane, z = 0); 2D "line" (equal segments) and "jitter".
+ *
+ * Output (OUTDIR): one .dat per (dim, plane, probe, path, set) with the columns documented in its
+ * header, one .mesh file per plane (vertices and cells, for the analysis), and a summary table on
+ * stdout. Usage: energy_wall OUTDIR
+ */
+#include "contactlab/ct_barrier.h"
+#include "contactlab/ct_model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define DHAT 1e-3        /* m */
+#define KAPPA 1e5        /* Pa */
+#define HEIGHT (0.5 * DHAT)
+#define CELL (4.0 * DHAT) /* plane cell size a */
+#define NCELL 8           /* cells per side */
+#define NSAMP 2001        /* samples per path */
+#define PI 3.14159265358979323846
+#define TIP_H (8.0 * DHAT) /* body: height of the other vertices above the tip */
+#define TIP_R (4.0 * DHAT) /* body: their horizontal distance from the tip */
+
+/* ---------------------------------------------------------------- geometry */
+
+typedef struct geo {
+    int dim, nv;
+    double *x;          /* nv*dim rest positions; the probe's vertices are moved */
+    int ncell;          /* plane cells (triangles in 3D, segments in 2D) */
+    int nplane_v;       /* plane vertices come first */
+    int *cell;          /* all cells (plane, then body), dim vertices each */
+    int ncell_all;
+    int nbody;          /* probe vertices (nplane_v .. nv-1); the tip is nplane_v */
+    double w_point;     /* point probe: prescribed vertex weight (0 for a body) */
+    int *part;
+    unsigned char *kin;
+    ct_surface s;
+} geo;
+
+static void geo_free(geo *g)
+{
+    free(g->x);
+    free(g->cell);
+    free(g->part);
+    free(g->kin);
+    free(g->s.faces);
+    free(g->s.edges);
+    free(g->s.bverts);
+    free(g->s.vert_area);
+    free(g->s.edge_area);
+    free(g->s.face_area);
+}
+
+/* deterministic jitter in [-1, 1) */
+static double jitter(unsigned *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return (double)(*state >> 8) / (double)(1u << 23) - 1.0;
+}
+
+static double tri_area(const double *a, const double *b, const double *c)
+{
+    double u[3], v[3];
+    for (int k = 0; k < 3; ++k) u[k] = b[k] - a[k], v[k] = c[k] - a[k];
+    double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const int *p = a, *q = b;
+    if (p[0] != q[0]) return p[0] < q[0] ? -1 : 1;
+    return (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+/* The contact surface of all cells (ct_surface conventions, ct_mesh.h): areas as ct_surface_build
+ * computes them; the point probe (a vertex without cells) gets the prescribed weight. */
+static int build_surface(geo *g)
+{
+    ct_surface *s = &g->s;
+    const int dim = g->dim, nv = g->nv, nc = g->ncell_all;
+    memset(s, 0, sizeof *s);
+    s->dim = dim;
+    s->nv = nv;
+    s->vert_area = calloc((size_t)nv, sizeof(double));
+    s->bverts = malloc((size_t)nv * sizeof(int));
+    if (!s->vert_area || !s->bverts) return -1;
+    if (dim == 3) {
+        s->nf = nc;
+        s->faces = malloc((size_t)nc * 3 * sizeof(int));
+        s->face_area = malloc((size_t)nc * sizeof(double));
+        int *pairs = malloc((size_t)nc * 6 * sizeof(int));
+        if (!s->faces || !s->face_area || !pairs) return -1;
+        memcpy(s->faces, g->cell, (size_t)nc * 3 * sizeof(int));
+        for (int f = 0; f < nc; ++f) {
+            const int *F = g->cell + 3 * f;
+            s->face_area[f] = tri_area(g->x + 3 * F[0], g->x + 3 * F[1], g->x + 3 * F[2]);
+            for (int k = 0; k < 3; ++k) {
+                int a = F[k], b = F[(k + 1) % 3];
+                pairs[6 * f + 2 * k] = a < b ? a : b;
+                pairs[6 * f + 2 * k + 1] = a < b ? b : a;
+                s->vert_area[F[k]] += s->face_area[f] / 3.0;
+            }
+        }
+        qsort(pairs, (size_t)nc * 3, 2 * sizeof(int), cmp_pair);
+        int ne = 0;
+        for (int i = 0; i < 3 * nc; ++i)
+            if (ne == 0 || cmp_pair(pairs + 2 * i, pairs + 2 * (ne - 1)) != 0) {
+                pairs[2 * ne] = pairs[2 * i];
+                pairs[2 * ne + 1] = pairs[2 * i + 1];
+                ne++;
+            }
+        s->ned = ne;
+        s->edges = pairs;
+        s->edge_area = calloc((size_t)ne, sizeof(double));
+        if (!s->edge_area) return -1;
+        for (int f = 0; f < nc; ++f)
+            for (int k = 0; k < 3; ++k) {
+                int a = g->cell[3 * f + k], b = g->cell[3 * f + (k + 1) % 3];
+                int key[2] = {a < b ? a : b, a < b ? b : a};
+                int *e = bsearch(key, pairs, (size_t)ne, 2 * sizeof(int), cmp_pair);
+                s->edge_area[(e - pairs) / 2] += s->face_area[f] / 3.0;
+            }
+    } else {
+        s->ned = nc;
+        s->edges = malloc((size_t)nc * 2 * sizeof(int));
+        s->edge_area = malloc((size_t)nc * sizeof(double));
+        if (!s->edges || !s->edge_area) return -1;
+        memcpy(s->edges, g->cell, (size_t)nc * 2 * sizeof(int));
+        for (int e = 0; e < nc; ++e) {
+            const double *a = g->x + 2 * g->cell[2 * e], *b = g->x + 2 * g->cell[2 * e + 1];
+            s->edge_area[e] = hypot(b[0] - a[0], b[1] - a[1]);
+            s->vert_area[g->cell[2 * e]] += 0.5 * s->edge_area[e];
+            s->vert_area[g->cell[2 * e + 1]] += 0.5 * s->edge_area[e];
+        }
+    }
+    if (g->w_point > 0.0) s->vert_area[g->nplane_v] = g->w_point;
+    for (int v = 0; v < nv; ++v)
+        if (s->vert_area[v] > 0.0) s->bverts[s->nbv++] = v;
+    return 0;
+}
+
+/* Plane (3D: z = 0, NCELL² cells; 2D: y = 0, NCELL segments) plus the probe, tip at the origin
+ * (moved along the path later). kind: 3D "grid", "alt", "jitter"; 2D "line", "jitter". */
+static int build_geo(geo *g, int dim, const char *kind, int body)
+{
+    memset(g, 0, sizeof *g);
+    g->dim = dim;
+    const int n1 = NCELL + 1;
+    const int jit = strcmp(kind, "jitter") == 0, alt = strcmp(kind, "alt") == 0;
+    unsigned seed = 12345u;
+    g->nplane_v = dim == 3 ? n1 * n1 : n1;
+    g->ncell = dim == 3 ? 2 * NCELL * NCELL : NCELL;
+    g->nbody = body ? dim + 1 : 1;
+    g->nv = g->nplane_v + g->nbody;
+    g->ncell_all = g->ncell + (body ? dim + 1 : 0);
+    g->x = calloc((size_t)g->nv * dim, sizeof(double));
+    g->cell = malloc((size_t)g->ncell_all * dim * sizeof(int));
+    g->part = malloc((size_t)g->nv * sizeof(int));
+    g->kin = malloc((size_t)g->nv);
+    if (!g->x || !g->cell || !g->part || !g->kin) return -1;
+    for (int v = 0; v < g->nv; ++v) {
+        g->part[v] = v < g->nplane_v ? 1 : 0; /* body 0: the probe; body 1: the plane */
+        g->kin[v] = v < g->nplane_v;
+    }
+    int c = 0;
+    if (dim == 3) {
+        for (int j = 0; j < n1; ++j)
+            for (int i = 0; i < n1; ++i) {
+                double *X = g->x + 3 * (j * n1 + i);
+                X[0] = i * CELL, X[1] = j * CELL;
+                if (jit && i > 0 && i < NCELL && j > 0 && j < NCELL) {
+                    X[0] += 0.2 * CELL * jitter(&seed);
+                    X[1] += 0.2 * CELL * jitter(&seed);
+                }
+            }
+        for (int j = 0; j < NCELL; ++j)
+            for (int i = 0; i < NCELL; ++i) {
+                int v00 = j * n1 + i, v10 = v00 + 1, v01 = v00 + n1, v11 = v01 + 1;
+                int *C = g->cell + 3 * c;
+                if (alt && (i + j) % 2) { /* split along v10–v01 (counter-clockwise from above) */
+                    C[0] = v00, C[1] = v10, C[2] = v01, C[3] = v10, C[4] = v11, C[5] = v01;
+                } else { /* split along v00–v11 */
+                    C[0] = v00, C[1] = v10, C[2] = v11, C[3] = v00, C[4] = v11, C[5] = v01;
+                }
+                c += 2;
+            }
+    } else {
+        for (int i = 0; i < n1; ++i) {
+            g->x[2 * i] = i * CELL;
+            if (jit && i > 0 && i < NCELL) g->x[2 * i] += 0.3 * CELL * jitter(&seed);
+        }
+        /* segment (i+1, i): outward normal (dy, -dx)/|d| = +y */
+        for (int i = 0; i < NCELL; ++i) g->cell[2 * c] = i + 1, g->cell[2 * c + 1] = i, c++;
+    }
+    const int t = g->nplane_v; /* the tip; its position is the origin until moved */
+    if (body && dim == 3) {
+        for (int k = 0; k < 3; ++k) {
+            double a = 2.0 * PI * k / 3.0 + PI / 2;
+            double *X = g->x + 3 * (t + 1 + k);
+            X[0] = TIP_R * cos(a), X[1] = TIP_R * sin(a), X[2] = TIP_H;
+        }
+        int F[4][3] = {{t + 1, t + 2, t + 3}, {t, t + 2, t + 1}, {t, t + 3, t + 2}, {t, t + 1, t + 3}};
+        for (int f = 0; f < 4; ++f) {
+            /* orient outward: the normal must point away from the centroid */
+            const double *A = g->x + 3 * F[f][0], *B = g->x + 3 * F[f][1], *C = g->x + 3 * F[f][2];
+            double u[3], v[3], m[3];
+            for (int k = 0; k < 3; ++k) u[k] = B[k] - A[k], v[k] = C[k] - A[k], m[k] = A[k];
+            double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+            double cen[3] = {0, 0, 0};
+            for (int q = 0; q < 4; ++q)
+                for (int k = 0; k < 3; ++k) cen[k] += 0.25 * g->x[3 * (t + q) + k];
+            double dot = 0.0;
+            for (int k = 0; k < 3; ++k) dot += n[k] * (m[k] - cen[k]);
+            if (dot < 0) {
+                int tmp = F[f][1];
+                F[f][1] = F[f][2];
+                F[f][2] = tmp;
+            }
+            memcpy(g->cell + 3 * c++, F[f], 3 * sizeof(int));
+        }
+    } else if (body) {
+        /* counter-clockwise triangle tip, (R, H), (-R, H): segments (a, b) along the boundary */
+        g->x[2 * (t + 1)] = TIP_R, g->x[2 * (t + 1) + 1] = TIP_H;
+        g->x[2 * (t + 2)] = -TIP_R, g->x[2 * (t + 2) + 1] = TIP_H;
+        int S[3][2] = {{t, t + 1}, {t + 1, t + 2}, {t + 2, t}};
+        for (int e = 0; e < 3; ++e) memcpy(g->cell + 2 * c++, S[e], 2 * sizeof(int));
+    } else {
+        g->w_point = dim == 3 ? CELL * CELL : CELL; /* the weight of a plane vertex of the grid */
+    }
+    return build_surface(g);
+}
+
+/* Horizontal distance from p (dim-1 coordinates) to the nearest plane edge and vertex. */
+static void feature_dist(const geo *g, const double *p, double *de, double *dv)
+{
+    *de = *dv = INFINITY;
+    if (g->dim == 2) {
+        for (int v = 0; v < g->nplane_v; ++v) *dv = fmin(*dv, fabs(p[0] - g->x[2 * v]));
+        *de = 0.0;
+        return;
+    }
+    for (int v = 0; v < g->nplane_v; ++v) *dv = fmin(*dv, hypot(p[0] - g->x[3 * v], p[1] - g->x[3 * v + 1]));
+    for (int e = 0; e < g->s.ned; ++e) {
+        int a = g->s.edges[2 * e], b = g->s.edges[2 * e + 1];
+        if (a >= g->nplane_v || b >= g->nplane_v) continue;
+        const double *A = g->x + 3 * a, *B = g->x + 3 * b;
+        double ux = B[0] - A[0], uy = B[1] - A[1], wx = p[0] - A[0], wy = p[1] - A[1];
+        double t = (ux * wx + uy * wy) / (ux * ux + uy * uy);
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        *de = fmin(*de, hypot(wx - t * ux, wy - t * uy));
+    }
+}
+
+/* ---------------------------------------------------------------- one run */
+
+typedef struct path {
+    const char *name, *doc;
+    double p0[2], p1[2]; /* horizontal end points (2D: x only) */
+} path;
+
+typedef struct sample {
+    double s, px, py, E, ft_path, ft_abs, fn, fbt_path, fbt_abs, fbn, de, dv;
+} sample;
+
+static int set_param(ct_params *p, const char *name, double v)
+{
+    int i = ct_params_index(p, name);
+    if (i < 0) return -1;
+    p->value[i] = v;
+    p->is_auto[i] = 0;
+    return 0;
+}
+
+static int choice_index(const ct_params *p, const char *name, const char *choice)
+{
+    int i = ct_params_index(p, name);
+    if (i < 0 || !p->spec[i].choices) return -1;
+    for (int k = 0; p->spec[i].choices[k]; ++k)
+        if (strcmp(p->spec[i].choices[k], choice) == 0) return k;
+    return -1;
+}
+
+/* Energy of a flat plane, per the README of the model: the vertex's own terms carry
+ * W = (w_v/4) κ b(d) (3D ipc2020) or (w_v/2) κ b(d) (3D convergent with d̂² edge weights, 2D). */
+static double flat_weight(int dim, const char *set) { return dim == 3 && strcmp(set, "ipc2020") == 0 ? 0.25 : 0.5; }
+
+static int run_path(const ct_model_type *mt, geo *g, const char *set, const path *P, sample *out)
+{
+    const int dim = g->dim, nv = g->nv, nd = nv * dim;
+    ct_params prm;
+    if (ct_params_init_defaults(&prm, mt->params) != CT_OK) return -1;
+    int ci = choice_index(&prm, "collision_set", set);
+    if (ci < 0 || set_param(&prm, "dhat", DHAT) || set_param(&prm, "kappa", KAPPA) || set_param(&prm, "mu", 0.0) ||
+        set_param(&prm, "collision_set", ci)) {
+        fprintf(stderr, "energy_wall: model \"%s\" lacks a parameter\n", mt->name);
+        ct_params_free(&prm);
+        return -1;
+    }
+    double *x0 = malloc((size_t)nd * sizeof(double)), *x = malloc((size_t)nd * sizeof(double));
+    double *v0 = calloc((size_t)nd, sizeof(double)), *mass = malloc((size_t)nv * sizeof(double));
+    double *grad = malloc((size_t)nd * sizeof(double));
+    void *st = calloc(1, mt->state_size ? mt->state_size : 1);
+    if (!x0 || !x || !v0 || !mass || !grad || !st) return -1;
+    /* probe at the start of the path, tip at height h */
+    const double L = dim == 3 ? hypot(P->p1[0] - P->p0[0], P->p1[1] - P->p0[1]) : fabs(P->p1[0] - P->p0[0]);
+    double dir[2] = {(P->p1[0] - P->p0[0]) / L, dim == 3 ? (P->p1[1] - P->p0[1]) / L : 0.0};
+    const int t = g->nplane_v;
+    memcpy(x0, g->x, (size_t)nd * sizeof(double));
+    double shift[3] = {P->p0[0], dim == 3 ? P->p0[1] : HEIGHT, HEIGHT};
+    for (int v = t; v < nv; ++v)
+        for (int k = 0; k < dim; ++k) x0[dim * v + k] += shift[k];
+    for (int v = 0; v < nv; ++v) mass[v] = 1.0;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < nv; ++v)
+        for (int k = 0; k < dim; ++k) lo[k] = fmin(lo[k], x0[dim * v + k]), hi[k] = fmax(hi[k], x0[dim * v + k]);
+    double diag = 0.0;
+    for (int k = 0; k < dim; ++k) diag += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    const char *names[2] = {"probe", "plane"};
+    double young[2] = {1e6, NAN};
+    ct_step_ctx ctx = {0};
+    ctx.dim = dim;
+    ctx.h = 0.01;
+    ctx.nx = nv;
+    ctx.x_rest = x0;
+    ctx.x_prev = x0;
+    ctx.v_prev = v0;
+    ctx.mass = mass;
+    ctx.vert_part = g->part;
+    ctx.vert_kinematic = g->kin;
+    ctx.nbodies = 2;
+    ctx.part_names = names;
+    ctx.part_young = young;
+    ctx.surf = &g->s;
+    ctx.bbox_diag = sqrt(diag);
+    ctx.threads = 1;
+    ct_diag dg;
+    ct_diag_init(&dg);
+    int rc = 0;
+    ct_status s = mt->init(st, &ctx, &prm, &dg);
+    if (s == CT_OK && mt->begin_step) s = mt->begin_step(st, &ctx);
+    for (int i = 0; i < NSAMP && s == CT_OK; ++i) {
+        double sp = L * i / (NSAMP - 1);
+        memcpy(x, x0, (size_t)nd * sizeof(double));
+        for (int v = t; v < nv; ++v)
+            for (int k = 0; k < dim - 1; ++k) x[dim * v + k] += sp * dir[k];
+        sample *o = &out[i];
+        o->s = sp;
+        o->px = x[dim * t];
+        o->py = dim == 3 ? x[dim * t + 1] : 0.0;
+        memset(grad, 0, (size_t)nd * sizeof(double));
+        s = mt->energy(st, &ctx, x, &o->E);
+        if (s == CT_OK) s = mt->gradient(st, &ctx, x, grad);
+        /* F = −∇E: on the tip, and summed over the probe's vertices (the force on the body) */
+        double F[3] = {0, 0, 0}, Fb[3] = {0, 0, 0};
+        for (int k = 0; k < dim; ++k) F[k] = -grad[dim * t + k];
+        for (int v = t; v < nv; ++v)
+            for (int k = 0; k < dim; ++k) Fb[k] -= grad[dim * v + k];
+        const int nk = dim - 1; /* the normal is the last axis */
+        o->fn = F[nk];
+        o->fbn = Fb[nk];
+        o->ft_path = F[0] * dir[0] + F[1] * dir[1] * (dim == 3);
+        o->fbt_path = Fb[0] * dir[0] + Fb[1] * dir[1] * (dim == 3);
+        o->ft_abs = dim == 3 ? hypot(F[0], F[1]) : fabs(F[0]);
+        o->fbt_abs = dim == 3 ? hypot(Fb[0], Fb[1]) : fabs(Fb[0]);
+        double p[2] = {o->px, o->py};
+        feature_dist(g, p, &o->de, &o->dv);
+    }
+    if (s != CT_OK) {
+        fprintf(stderr, "energy_wall: model %s failed: %s %s\n", mt->name, ct_status_str(s), ct_diag_last(&dg));
+        rc = -1;
+    }
+    mt->destroy(st);
+    free(st);
+    ct_diag_free(&dg);
+    ct_params_free(&prm);
+    free(x0);
+    free(x);
+    free(v0);
+    free(mass);
+    free(grad);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- output */
+
+/* Walls: local maxima of E that stand out by more than 1e-6 E_flat over their ±d̂ neighbourhood
+ * (the convergent set's round-off ripples are ~1e-16). Writes indices, returns the count. */
+static int find_walls(const sample *o, double Eflat, int *idx, int cap)
+{
+    int n = 0;
+    const double ds = o[1].s - o[0].s;
+    const int win = (int)ceil(DHAT / ds);
+    for (int i = 1; i < NSAMP - 1; ++i) {
+        if (!(o[i].E > o[i - 1].E && o[i].E >= o[i + 1].E)) continue;
+        double lo = o[i].E;
+        for (int j = i - win; j <= i + win; ++j)
+            if (j >= 0 && j < NSAMP) lo = fmin(lo, o[j].E);
+        if (o[i].E - lo > 1e-6 * Eflat && n < cap) idx[n++] = i;
+    }
+    return n;
+}
+
+static void write_mesh(const char *dir, const char *name, const geo *g)
+{
+    char fn[1024];
+    snprintf(fn, sizeof fn, "%s/%s.mesh", dir, name);
+    FILE *f = fopen(fn, "w");
+    if (!f) return;
+    fprintf(f, "# plane of energy_wall: dim nv ncell, then nv lines of coordinates (m), then ncell cells\n");
+    fprintf(f, "%d %d %d\n", g->dim, g->nplane_v, g->ncell);
+    for (int v = 0; v < g->nplane_v; ++v) {
+        for (int k = 0; k < g->dim; ++k) fprintf(f, "%.17g ", g->x[g->dim * v + k]);
+        fprintf(f, "\n");
+    }
+    for (int c = 0; c < g->ncell; ++c) {
+        for (int k = 0; k < g->dim; ++k) fprintf(f, "%d ", g->cell[g->dim * c + k]);
+        fprintf(f, "\n");
+    }
+    fclose(f);
+}
+
+/* The probe body: vertices relative to the tip (the first), cells with local indices. */
+static void write_body(const char *dir, const geo *g)
+{
+    char fn[1024];
+    snprintf(fn, sizeof fn, "%s/%dd_body.mesh", dir, g->dim);
+    FILE *f = fopen(fn, "w");
+    if (!f) return;
+    const int t = g->nplane_v, nb = g->ncell_all - g->ncell;
+    fprintf(f, "# probe body of energy_wall: dim nv ncell, vertices relative to the tip (m), cells (local)\n");
+    fprintf(f, "%d %d %d\n", g->dim, g->nbody, nb);
+    for (int v = t; v < g->nv; ++v) {
+        for (int k = 0; k < g->dim; ++k) fprintf(f, "%.17g ", g->x[g->dim * v + k] - g->x[g->dim * t + k]);
+        fprintf(f, "\n");
+    }
+    for (int c = g->ncell; c < g->ncell_all; ++c) {
+        for (int k = 0; k < g->dim; ++k) fprintf(f, "%d ", g->cell[g->dim * c + k] - t);
+        fprintf(f, "\n");
+    }
+    fclose(f);
+}
+
+static int write_dat(const char *dir, const char *name, const geo *g, const char *set, const path *P,
+                     const sample *o, double Eflat, double wv)
+{
+    char fn[1024];
+    snprintf(fn, sizeof fn, "%s/%s.dat", dir, name);
+    FILE *f = fopen(fn, "w");
+    if (!f) {
+        fprintf(stderr, "energy_wall: cannot write %s\n", fn);
+        return -1;
+    }
+    fprintf(f, "# energy_wall (paper 002 Fig. 3): probe at height h over a flat %s, model ipc, collision_set %s\n",
+            g->dim == 3 ? "triangulated plane z = 0" : "segmented line y = 0", set);
+    fprintf(f, "# path %s: %s\n", P->name, P->doc);
+    fprintf(f, "# dim %d dhat %.17g kappa %.17g h %.17g cell %.17g w_v %.17g E_flat %.17g probe %s\n", g->dim,
+            DHAT, KAPPA, HEIGHT, CELL, wv, Eflat, g->w_point > 0 ? "point" : "body");
+    fprintf(f, "# E_flat = %g * w_v * kappa * b(h) (the tip's own term over a face interior; see README)\n",
+            Eflat / (wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL)));
+    fprintf(f, "# columns: 1 s (m, along the path)  2 px  3 py (m, horizontal position of the tip; 2D: py = 0)\n"
+               "#   4 E/E_flat  5 E (J)  6 Ft_path (N, force on the tip along the path)  7 |Ft| (N, tip, total "
+               "tangential)\n"
+               "#   8 Fn (N, tip, along the plane normal)  9 Fbody_t_path  10 |Fbody_t|  11 Fbody_n (N, summed over "
+               "the probe's vertices)\n"
+               "#   12 horizontal distance to the nearest plane edge (m; 2D: 0)  13 to the nearest plane vertex (m)\n");
+    for (int i = 0; i < NSAMP; ++i)
+        fprintf(f, "%.10e %.10e %.10e %.17e %.17e %.10e %.10e %.10e %.10e %.10e %.10e %.6e %.6e\n", o[i].s, o[i].px,
+                o[i].py, o[i].E / Eflat, o[i].E, o[i].ft_path, o[i].ft_abs, o[i].fn, o[i].fbt_path, o[i].fbt_abs,
+                o[i].fbn, o[i].de, o[i].dv);
+    fclose(f);
+    return 0;
+}
+
+/* One summary line: extremes of E/E_flat, max |Ft|/|Fn| (tip; body: also the whole probe), the walls
+ * (local maxima of E) and the feature under each (V vertex, E edge, within one sample spacing). */
+static void summarize(const char *name, const sample *o, double Eflat)
+{
+    double emax = -INFINITY, emin = INFINITY, rt = 0.0, rb = 0.0;
+    for (int i = 0; i < NSAMP; ++i) {
+        emax = fmax(emax, o[i].E / Eflat);
+        emin = fmin(emin, o[i].E / Eflat);
+        rt = fmax(rt, o[i].ft_abs / fabs(o[i].fn));
+        rb = fmax(rb, o[i].fbt_abs / fabs(o[i].fbn));
+    }
+    int idx[256];
+    int nw = find_walls(o, Eflat, idx, 256);
+    const double ds = o[1].s - o[0].s;
+    int on_v = 0, on_e = 0;
+    char where[4096] = "";
+    size_t len = 0;
+    for (int k = 0; k < nw; ++k) {
+        const sample *w = &o[idx[k]];
+        char tag = w->dv <= ds ? 'V' : w->de <= ds ? 'E' : '-';
+        on_v += tag == 'V';
+        on_e += tag == 'E';
+        if (k < 8 && len < sizeof where - 64) {
+            if (tag == '-')
+                len += (size_t)snprintf(where + len, sizeof where - len, " %.2f(V@%.2f)", w->s / DHAT, w->dv / DHAT);
+            else
+                len += (size_t)snprintf(where + len, sizeof where - len, " %.2f%c", w->s / DHAT, tag);
+        }
+    }
+    printf("%-36s %8.5f %8.5f  %9.3e %9.3e  %3d %3d %3d %s%s\n", name, emax, emin, rt, rb, nw, on_v, on_e, where,
+           nw > 8 ? " ..." : "");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: energy_wall OUTDIR\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    mkdir(dir, 0777);
+    const ct_model_type *mt = ct_model_find("ipc");
+    if (!mt) {
+        fprintf(stderr, "energy_wall: model \"ipc\" not registered\n");
+        return 1;
+    }
+    const double a = CELL, c = 4 * CELL; /* paths run over the middle of the plane */
+    /* paths over the middle of the plane, starting and ending half a cell away from grid lines */
+    const path paths3[] = {
+        {"xnear", "along x at y = 4a + 0.25 dhat (just off a grid line), x from 1.5a to 5.5a",
+         {c - 2.5 * a, c + 0.25 * DHAT}, {c + 1.5 * a, c + 0.25 * DHAT}},
+        {"xmid", "along x at y = 4a + 0.3a (crosses vertical edges and diagonals), x from 1.5a to 5.5a",
+         {c - 2.5 * a, c + 0.3 * a}, {c + 1.5 * a, c + 0.3 * a}},
+        {"diag", "along (1,-1) from (1.5a, 6.5a) to (5.5a, 2.5a), through the grid vertices (2a,6a) ... (5a,3a)",
+         {c - 2.5 * a, c + 2.5 * a}, {c + 1.5 * a, c - 1.5 * a}},
+    };
+    const path paths2[] = {{"x", "along x from 1.5a to 5.5a", {c - 2.5 * a, 0}, {c + 1.5 * a, 0}}};
+    const char *planes3[] = {"grid", "alt", "jitter"}, *planes2[] = {"line", "jitter"};
+    const char *sets[] = {"ipc2020", "convergent"};
+    sample *o = malloc(NSAMP * sizeof *o);
+    if (!o) return 1;
+    printf("energy_wall: dhat = %g m, h = %g m, kappa = %g Pa, cell a = %g m, %d samples per path\n", DHAT, HEIGHT,
+           KAPPA, CELL, NSAMP);
+    printf("walls: local maxima of E (> 1e-6 E_flat above their ±dhat surroundings); position s/dhat with the "
+           "feature under it (V vertex, E edge, - none, within one sample spacing)\n");
+    printf("%-36s %8s %8s  %9s %9s  %3s %3s %3s %s\n", "dim_plane_probe_path_set", "Emax/Ef", "Emin/Ef",
+           "maxFt/Fn", "body", "nw", "onV", "onE", "walls (s/dhat)");
+    int rc = 0;
+    for (int dim = 3; dim >= 2 && !rc; --dim) {
+        const char **planes = dim == 3 ? planes3 : planes2;
+        int nplanes = dim == 3 ? 3 : 2;
+        const path *paths = dim == 3 ? paths3 : paths2;
+        int npaths = dim == 3 ? 3 : 1;
+        for (int pl = 0; pl < nplanes && !rc; ++pl)
+            for (int body = 0; body < 2 && !rc; ++body) {
+                geo g;
+                if (build_geo(&g, dim, planes[pl], body)) {
+                    fprintf(stderr, "energy_wall: out of memory\n");
+                    return 1;
+                }
+                char name[256];
+                if (!body) {
+                    snprintf(name, sizeof name, "%dd_%s", dim, planes[pl]);
+                    write_mesh(dir, name, &g);
+                } else if (pl == 0) {
+                    write_body(dir, &g);
+                }
+                const double wv = g.s.vert_area[g.nplane_v];
+                for (int pa = 0; pa < npaths && !rc; ++pa)
+                    for (int k = 0; k < 2 && !rc; ++k) {
+                        double Eflat = flat_weight(dim, sets[k]) * wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL);
+                        snprintf(name, sizeof name, "%dd_%s_%s_%s_%s", dim, planes[pl], body ? "body" : "point",
+                                 paths[pa].name, sets[k]);
+                        if (run_path(mt, &g, sets[k], &paths[pa], o) ||
+                            write_dat(dir, name, &g, sets[k], &paths[pa], o, Eflat, wv))
+                            rc = 1;
+                        else
+                            summarize(name, o, Eflat);
+                    }
+                geo_free(&g);
+            }
+    }
+    free(o);
+    return rc;
+}
