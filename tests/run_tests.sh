@@ -7,6 +7,9 @@ export CT_BUILD="${CT_BUILD:-build}"
 export CT_TEST_DATA="${CT_TEST_DATA:-tests/data}"
 # OpenBLAS threads inside OpenMP loops (dsyevd in the PSD projections) oversubscribe the cores.
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
+# idle OpenMP threads sleep instead of spinning: on a shared machine spinning threads of one
+# test starve the others (a 2-thread run measured 137 s instead of 8 s under load)
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 export CK_DEFAULT_TIMEOUT="${CK_DEFAULT_TIMEOUT:-4}"
 pass=0; fail=0; failed=()
 for t in "$@"; do

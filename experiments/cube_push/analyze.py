@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Analysis of experiments/cube_push: centre-of-mass travel of a cube pushed over a frictionless
+triangulated floor against the ideal F t²/(2m), for the ipc2020 and convergent collision sets.
+Reads OUTDIR/*.h5 written by run.sh, writes OUTDIR/cube_push.dat and .png, prints the table,
+exits 1 if a claim of README.md fails."""
+import json
+import math
+import os
+import sys
+
+import h5py
+import numpy as np
+
+out = sys.argv[1] if len(sys.argv) > 1 else "plots/out/cube_push"
+RUNS = ["conv_F0.3", "ipc_F0.3", "conv_F1", "ipc_F1", "conv_F0", "ipc_F0",
+        "conv_incomm_F0.3", "ipc_incomm_F0.3"]
+
+
+def load(name):
+    path = os.path.join(out, name + ".h5")
+    with h5py.File(path, "r") as f:
+        scene = json.loads(f.attrs["scene_json"])
+        mass = f["/mesh/mass"][:]
+        body = f["/mesh/vertex_body"][:]
+        t = f["/frames/time"][:]
+        x = f["/frames/x"][:]
+        steps = {k: f["/steps/" + k][:] for k in ("newton_iters", "intersections", "min_distance", "wall_s")}
+        fc = f["/probes/contact_force"][:]
+    cube = body == 0
+    m = mass[cube].sum()
+    com = (x[:, cube, :] * mass[cube][None, :, None]).sum(axis=1) / m
+    F = scene["bodies"][0]["loads"][1]["force"][0]
+    h = scene["time"]["dt"]
+    T = t[-1]
+    dx = com[:, 0] - com[0, 0]
+    ideal = F * T**2 / (2 * m)
+    v = np.gradient(dx, t)
+    return dict(name=name, set=scene["contact"]["collision_set"], F=F, m=m, h=h, T=T, t=t, dx=dx,
+                dz=com[:, 2] - com[0, 2], ideal=ideal, ratio=dx[-1] / ideal if F else math.nan,
+                v_end=v[-1], newton_mean=steps["newton_iters"].mean(), newton_max=int(steps["newton_iters"].max()),
+                inter=int(steps["intersections"].max()), dmin=float(np.min(steps["min_distance"])),
+                wall=float(steps["wall_s"].sum()), fx=float(fc[:, 0].mean()), fy=float(fc[len(fc) // 2:, 1].mean()),
+                floor_cells=scene["bodies"][1]["mesh"]["cells"])
+
+
+runs = {n: load(n) for n in RUNS if os.path.exists(os.path.join(out, n + ".h5"))}
+missing = [n for n in RUNS if n not in runs]
+
+ok = True
+
+
+def claim(cond, text):
+    global ok
+    print(("ok    " if cond else "FAIL  ") + text)
+    ok &= bool(cond)
+
+
+hdr = (" run                F (N)  floor      Δx_com(T) (m)  F T²/2m (m)  ratio    v(T) (m/s)  Δz_com (m)  "
+       "<f_x> contact (N)  Newton mean/max  min dist (m)  wall (s)")
+print(hdr)
+with open(os.path.join(out, "cube_push.dat"), "w") as fo:
+    fo.write("# run F_N dx_com_m ideal_m ratio v_end newton_mean newton_max intersections min_distance wall_s "
+             "mean_contact_fx_N\n")
+    for n in RUNS:
+        if n not in runs:
+            continue
+        r = runs[n]
+        fl = "x".join(str(c) for c in r["floor_cells"])
+        print(f" {n:<18} {r['F']:<5}  {fl:<9}  {r['dx'][-1]:+.5f}       {r['ideal']:.5f}      "
+              f"{r['ratio']:7.4f}  {r['v_end']:+.4f}     {r['dz'][-1]:+.1e}    {r['fx']:+.2e}          "
+              f"{r['newton_mean']:.2f} / {r['newton_max']:<3}       {r['dmin']:.2e}      {r['wall']:.1f}")
+        fo.write(f"{n} {r['F']} {r['dx'][-1]:.6e} {r['ideal']:.6e} {r['ratio']:.5f} {r['v_end']:.5e} "
+                 f"{r['newton_mean']:.3f} {r['newton_max']} {r['inter']} {r['dmin']:.4e} {r['wall']:.2f} "
+                 f"{r['fx']:.4e}\n")
+
+any_r = next(iter(runs.values()), None)
+if any_r:
+    print(f" m = {any_r['m']:.6f} kg, T = {any_r['T']:.3f} s, h = {any_r['h']} s: implicit Euler's exact "
+          f"x_n = F t_n(t_n + h)/2m, i.e. ratio 1 + h/T = {1 + any_r['h'] / any_r['T']:.4f}; "
+          f"normal load {runs[RUNS[0]]['fy'] if RUNS[0] in runs else float('nan'):.2f} N")
+
+claim(not missing, "all runs present" + (f" (missing: {', '.join(missing)})" if missing else ""))
+for n, r in runs.items():
+    claim(r["inter"] == 0, f"{n}: no intersections in any step")
+# Tolerance for the convergent set (README): implicit Euler's offset h/T plus the horizontal
+# force the contact exerts with no push at all, measured by the F = 0 control of the same set
+# (mean x-force of the barrier over the run), relative to F.
+f_ctrl = abs(runs["conv_F0"]["fx"]) if "conv_F0" in runs else math.nan
+for n in ("conv_F0.3", "conv_F1"):
+    if n in runs:
+        r = runs[n]
+        tol = r["h"] / r["T"] + f_ctrl / r["F"]
+        claim(abs(r["ratio"] - 1) <= tol, f"{n}: convergent set follows F t²/2m: |ratio − 1| = "
+                                         f"{abs(r['ratio'] - 1):.4f} <= h/T + |f_x(F=0)|/F = {tol:.4f}")
+if "ipc_F0.3" in runs:
+    r = runs["ipc_F0.3"]
+    claim(r["ratio"] < 0.5 and abs(r["v_end"]) < 1e-3,
+          f"ipc_F0.3: ipc2020 grinds to a halt (ratio {r['ratio']:.4f}, v(T) = {r['v_end']:+.1e} m/s)")
+    if "conv_F0.3" in runs:
+        claim(r["ratio"] < runs["conv_F0.3"]["ratio"] - 0.1, "F = 0.3 N: ipc2020 travels less than convergent")
+if "ipc_incomm_F0.3" in runs and "conv_incomm_F0.3" in runs:
+    a, b = runs["ipc_incomm_F0.3"]["ratio"], runs["conv_incomm_F0.3"]["ratio"]
+    claim(a < b - 0.1, f"incommensurate floor, F = 0.3 N: ipc2020 slowed ({a:.3f}) against convergent ({b:.3f})")
+for n in ("conv_F0", "ipc_F0"):
+    if n in runs and "conv_F0.3" in runs:
+        r = runs[n]
+        frac = abs(r["dx"][-1]) / runs["conv_F0.3"]["ideal"]
+        print(f"info  {n}: drift with no push {r['dx'][-1]:+.2e} m in x, {r['dz'][-1]:+.2e} m in z "
+              f"({frac:.1%} of the F = 0.3 N ideal travel); mean contact x-force {r['fx']:+.2e} N "
+              f"= {r['fx'] / r['fy']:+.1e} of the normal force")
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, names, title in (
+            (axs[0], ["conv_F0.3", "ipc_F0.3", "conv_F1", "ipc_F1"], "floor cells = cube cells, offset"),
+            (axs[1], ["conv_incomm_F0.3", "ipc_incomm_F0.3", "conv_F0", "ipc_F0"],
+             "incommensurate floor (F = 0.3 N); F = 0 controls")):
+        for n in names:
+            if n not in runs:
+                continue
+            r = runs[n]
+            style = "-" if r["set"] == "convergent" else "--"
+            ax.plot(r["t"], r["dx"], style, label=f"{r['set']}, F = {r['F']} N")
+            if r["F"]:
+                ax.plot(r["t"], r["F"] * r["t"] ** 2 / (2 * r["m"]), "k:", lw=0.8)
+        ax.set_xlabel("t (s)")
+        ax.set_ylabel("x_com(t) − x_com(0) (m)")
+        ax.set_title(title, fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("cube pushed over a frictionless triangulated floor (dotted: F t²/2m)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "cube_push.png"), dpi=120)
+    print("wrote", os.path.join(out, "cube_push.png"))
+except ImportError:
+    print("matplotlib missing: no plot")
+sys.exit(0 if ok else 1)
