@@ -3,9 +3,9 @@
  * The pattern of mass + elasticity is fixed for a run: it is built once, and every entry
  * ("base entry") keeps the list of local element-Hessian values that sum into it. Filling
  * the matrix is then a parallel gather over base entries in a fixed order (deterministic
- * for any thread count). Model (contact) Hessian triplets are mapped through J and added
- * serially; if one falls outside the pattern, the pattern grows (never shrinks), which
- * keeps CHOLMOD's symbolic analysis valid for as long as possible. */
+ * for any thread count). Model (contact) Hessian triplets are mapped through J and added in
+ * triplet order (map_contact); if one falls outside the pattern, the pattern grows (never
+ * shrinks), which keeps CHOLMOD's symbolic analysis valid for as long as possible. */
 #include "assemble.h"
 
 #include <omp.h>
@@ -22,6 +22,7 @@ void ct_assembly_free(ct_assembly *as)
     free(as->gptr);
     free(as->gsrc);
     free(as->Hloc);
+    free(as->xfree);
     ct_triplets_free(&as->tq);
     memset(as, 0, sizeof *as);
 }
@@ -137,13 +138,117 @@ static ct_status grow_pattern(ct_assembly *as, const ct_triplets *extra)
     return CT_OK;
 }
 
-ct_status ct_assembly_fill(ct_assembly *as, const ct_sim *s, const double *q, double w_mass, double w_el,
-                           const ct_triplets *Hc, double w_c, int project, double *t_local, ct_diag *diag)
+/* The model's triplets, mapped through J onto the free dofs. Each thread owns a range of
+ * matrix columns (balanced by stored entries), reads every triplet and adds those that land in
+ * its columns straight into A: every entry receives its contributions in triplet order, so
+ * the sums are the same for any thread count, and no buffer is needed. A full-space dof
+ * whose vertex has the single weight 1 in J (every vertex of an ordinary body) maps to its
+ * free index through xfree[] directly; others (embedded bodies) expand through J.
+ * Entries missing from the pattern are collected per thread (their order does not matter:
+ * grow_pattern sorts them). */
+
+/* Slot of (r, c) in A; `hint` is the previous slot found in column c (or -1): the triplets of
+ * one stencil block come column by column with consecutive rows, so it is usually hint + 1. */
+static inline long find_hinted(const ct_csc *A, int r, int c, long hint)
 {
-    int dim = s->dim;
+    if (hint >= 0 && hint + 1 < A->colptr[c + 1] && A->rowind[hint + 1] == r) return hint + 1;
+    return ct_csc_find(A, r, c);
+}
+
+/* xfree[i] for every full-space dof i: the free index of its q dof when its vertex maps with
+ * the single weight 1 (−1 if that dof is fixed), −2 when the vertex needs the general path. */
+static ct_status build_xfree(ct_assembly *as, const ct_sim *s)
+{
+    const int dim = s->dim;
+    const ct_dofs *D = &s->dofs;
+    free(as->xfree);
+    as->xfree = malloc(((size_t)D->nx * dim + 1) * sizeof *as->xfree);
+    if (!as->xfree) return CT_ENOMEM;
+    for (int v = 0; v < D->nx; ++v) {
+        const int single = D->jptr[v + 1] - D->jptr[v] == 1 && D->jw[D->jptr[v]] == 1.0;
+        for (int k = 0; k < dim; ++k)
+            as->xfree[(size_t)v * dim + k] = single ? as->free_index[D->jcol[D->jptr[v]] * dim + k] : -2;
+    }
+    return CT_OK;
+}
+
+static ct_status map_contact(ct_assembly *as, const ct_sim *s, const ct_triplets *Hc, double w_c)
+{
+    const int dim = s->dim;
+    const ct_dofs *D = &s->dofs;
+    ct_csc *A = &as->A;
+    if (!as->xfree && build_xfree(as, s) != CT_OK) return CT_ENOMEM;
+    const int *xf = as->xfree;
+    const int nth = omp_get_max_threads();
+    ct_triplets *miss = malloc((size_t)nth * sizeof *miss);
+    int *cbnd = malloc(((size_t)nth + 1) * sizeof *cbnd);
+    if (!miss || !cbnd) {
+        free(miss);
+        free(cbnd);
+        return CT_ENOMEM;
+    }
+    /* column ranges with about equal numbers of stored entries */
+    const long nnz = (long)ct_csc_nnz(A);
+    cbnd[0] = 0;
+    for (int t = 1, c = 0; t < nth; ++t) {
+        const long target = nnz * t / nth;
+        while (c < A->ncol && A->colptr[c] < target) ++c;
+        cbnd[t] = c;
+    }
+    cbnd[nth] = A->ncol;
+    for (int t = 0; t < nth; ++t) ct_triplets_init(&miss[t]);
+    int err = 0;
+#pragma omp parallel num_threads(nth) reduction(| : err)
+    {
+        const int t = omp_get_thread_num();
+        const int c_lo = cbnd[t], c_hi = cbnd[t + 1];
+        ct_triplets *mt = &miss[t];
+        long hint = -1;
+        int hint_col = -1;
+        for (size_t k = 0; k < Hc->n && !err; ++k) {
+            const int xc = xf[Hc->col[k]], xr = xf[Hc->row[k]];
+            if (xc >= 0 && xr >= 0) { /* the common case: both vertices map one to one */
+                if (xc < c_lo || xc >= c_hi || xr > xc) continue;
+                const long sl = find_hinted(A, xr, xc, xc == hint_col ? hint : -1);
+                if (sl >= 0) {
+                    A->val[sl] += w_c * Hc->val[k];
+                    hint = sl, hint_col = xc;
+                } else if (ct_triplets_add(mt, xr, xc, 0.0) != CT_OK) {
+                    err = 1;
+                }
+                continue;
+            }
+            if (xc == -1 || xr == -1) continue; /* a fixed dof */
+            const int vi = Hc->row[k] / dim, ci = Hc->row[k] % dim, vj = Hc->col[k] / dim, cj = Hc->col[k] % dim;
+            for (int t2 = D->jptr[vj]; t2 < D->jptr[vj + 1]; ++t2) {
+                const int c = as->free_index[D->jcol[t2] * dim + cj];
+                if (c < c_lo || c >= c_hi) continue; /* also c < 0 (c_lo >= 0) */
+                for (int t1 = D->jptr[vi]; t1 < D->jptr[vi + 1]; ++t1) {
+                    const int r = as->free_index[D->jcol[t1] * dim + ci];
+                    if (r < 0 || r > c) continue;
+                    const long sl = ct_csc_find(A, r, c);
+                    if (sl >= 0) A->val[sl] += w_c * (D->jw[t1] * Hc->val[k] * D->jw[t2]);
+                    else if (ct_triplets_add(mt, r, c, 0.0) != CT_OK) err = 1;
+                }
+            }
+        }
+    }
+    for (int t = 0; t < nth && !err; ++t)
+        if (ct_triplets_append(&as->tq, &miss[t]) != CT_OK) err = 1;
+    for (int t = 0; t < nth; ++t) ct_triplets_free(&miss[t]);
+    free(miss);
+    free(cbnd);
+    return err ? CT_ENOMEM : CT_OK;
+}
+
+ct_status ct_assembly_fill(ct_assembly *as, const ct_sim *s, const double *q, double w_mass, double w_el,
+                           const ct_triplets *Hc, double w_c, int project, double *t_local, double *t_contact,
+                           ct_diag *diag)
+{
     double t0 = omp_get_wtime();
     ct_status st = s->el.ne ? ct_elastic_hessian_local(&s->el, q, as->Hloc, project) : CT_OK;
     if (t_local) *t_local = omp_get_wtime() - t0;
+    if (t_contact) *t_contact = 0.0;
     if (st != CT_OK) return ct_diag_add(diag, st, "assembly: element Hessians failed");
     for (;;) {
         memset(as->A.val, 0, ct_csc_nnz(&as->A) * sizeof *as->A.val);
@@ -155,25 +260,12 @@ ct_status ct_assembly_fill(ct_assembly *as, const ct_sim *s, const double *q, do
             as->A.val[as->base_slot[i]] = w_mass * as->base_mass[i] + w_el * sum;
         }
         if (!Hc || Hc->n == 0) return CT_OK;
+        const double tc = omp_get_wtime();
         ct_triplets_clear(&as->tq);
-        const ct_dofs *D = &s->dofs;
-        for (size_t k = 0; k < Hc->n; ++k) {
-            int vi = Hc->row[k] / dim, ci = Hc->row[k] % dim, vj = Hc->col[k] / dim, cj = Hc->col[k] % dim;
-            for (int t1 = D->jptr[vi]; t1 < D->jptr[vi + 1]; ++t1) {
-                int r = as->free_index[D->jcol[t1] * dim + ci];
-                if (r < 0) continue;
-                for (int t2 = D->jptr[vj]; t2 < D->jptr[vj + 1]; ++t2) {
-                    int c = as->free_index[D->jcol[t2] * dim + cj];
-                    if (c < 0 || r > c) continue;
-                    long slot = ct_csc_find(&as->A, r, c);
-                    if (slot >= 0) as->A.val[slot] += w_c * (D->jw[t1] * Hc->val[k] * D->jw[t2]);
-                    else if (ct_triplets_add(&as->tq, r, c, 0.0) != CT_OK)
-                        return ct_diag_add(diag, CT_ENOMEM, "assembly: out of memory");
-                }
-            }
-        }
+        st = map_contact(as, s, Hc, w_c);
+        if (st == CT_OK && as->tq.n) st = grow_pattern(as, &as->tq);
+        if (t_contact) *t_contact += omp_get_wtime() - tc;
+        if (st != CT_OK) return ct_diag_add(diag, st, "assembly: cannot map the contact Hessian (out of memory)");
         if (as->tq.n == 0) return CT_OK;
-        st = grow_pattern(as, &as->tq);
-        if (st != CT_OK) return ct_diag_add(diag, st, "assembly: cannot grow the sparsity pattern");
     }
 }

@@ -196,17 +196,28 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
 ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
                               double eps, int threads, ct_triplets *H)
 {
-    double *loc = malloc(((size_t)fs->n * 144 + 1) * sizeof *loc);
-    if (!loc) return CT_ENOMEM;
+    /* Pair i with λ > 0 owns the (nv·dim)² triplets at off[i] (the order of appending the blocks
+     * one by one), so the blocks are computed in parallel straight into H: no per-call scratch of
+     * 144 doubles per pair, and the same triplets for any thread count. */
+    size_t *off = malloc(((size_t)fs->n + 1) * sizeof *off);
+    if (!off) return CT_ENOMEM;
+    off[0] = H->n;
+    for (long i = 0; i < fs->n; ++i) {
+        const ct_friction_pair *p = &fs->p[i];
+        size_t nd = (size_t)ct_collision_nverts(&p->c) * (size_t)dim;
+        off[i + 1] = off[i] + (p->lambda > 0.0 ? nd * nd : 0);
+    }
+    ct_status st = ct_triplets_reserve(H, off[fs->n]);
+    if (st != CT_OK) {
+        free(off);
+        return st;
+    }
 #pragma omp parallel for schedule(dynamic, 32) num_threads(ct_threads(threads))
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
-        double *Hl = loc + 144 * i;
+        if (!(p->lambda > 0.0)) continue;
         int nv = ct_collision_nverts(&p->c), n = nv * dim;
-        if (!(p->lambda > 0.0)) {
-            memset(Hl, 0, (size_t)n * n * sizeof *Hl);
-            continue;
-        }
+        double Hl[144];
         double u[2];
         ct_friction_u(p, dim, x, x_prev, u);
         double y = unorm(u, dim - 1);
@@ -222,23 +233,30 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
         double K[9];
         for (int r = 0; r < dim; ++r)
             for (int c = 0; c < dim; ++c) {
-                double s = 0.0;
+                double sum = 0.0;
                 for (int a = 0; a < m; ++a)
-                    for (int b = 0; b < m; ++b) s += p->T[r + dim * a] * M[a + m * b] * p->T[c + dim * b];
-                K[r + dim * c] = p->mu * p->lambda * s;
+                    for (int b = 0; b < m; ++b) sum += p->T[r + dim * a] * M[a + m * b] * p->T[c + dim * b];
+                K[r + dim * c] = p->mu * p->lambda * sum;
             }
         for (int k = 0; k < nv; ++k)
             for (int l = 0; l < nv; ++l)
                 for (int r = 0; r < dim; ++r)
                     for (int c = 0; c < dim; ++c)
                         Hl[(dim * k + r) + n * (dim * l + c)] = p->coef[k] * p->coef[l] * K[r + dim * c];
+        /* the block in the order of ct_triplets_add_block */
+        size_t t = off[i];
+        for (int b = 0; b < nv; ++b)
+            for (int j = 0; j < dim; ++j) {
+                const int col = p->c.v[b] * dim + j, lj = b * dim + j;
+                for (int a = 0; a < nv; ++a)
+                    for (int k = 0; k < dim; ++k, ++t) {
+                        H->row[t] = p->c.v[a] * dim + k;
+                        H->col[t] = col;
+                        H->val[t] = Hl[(a * dim + k) + n * lj];
+                    }
+            }
     }
-    ct_status st = CT_OK;
-    for (long i = 0; i < fs->n && st == CT_OK; ++i) {
-        const ct_friction_pair *p = &fs->p[i];
-        if (!(p->lambda > 0.0)) continue;
-        st = ct_triplets_add_block(H, p->c.v, ct_collision_nverts(&p->c), dim, loc + 144 * i);
-    }
-    free(loc);
-    return st;
+    H->n = off[fs->n];
+    free(off);
+    return CT_OK;
 }

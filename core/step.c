@@ -53,11 +53,16 @@ static double mass_quadratic(const ct_sim *s, const double *a, const double *b)
     return E;
 }
 
+/* Model calls are timed into s->last.t_contact (the step subtracts that time from the core's
+ * phases it happens in, so the columns of ct_step_stats partition the step). */
 static ct_status model_energy(ct_sim *s, const double *x, double *E)
 {
     *E = 0.0;
     if (!s->model->energy) return CT_OK;
-    return s->model->energy(s->mstate, &s->ctx, x, E);
+    double t0 = omp_get_wtime();
+    ct_status st = s->model->energy(s->mstate, &s->ctx, x, E);
+    s->last.t_contact += omp_get_wtime() - t0;
+    return st;
 }
 
 /* Incremental potential at (q, x = x(q)). */
@@ -96,7 +101,9 @@ static ct_status ip_gradient(ct_sim *s, const double *q, const double *x, double
     ct_elastic_gradient(&s->el, q, ge);
     for (size_t i = 0; i < nxd; ++i) s->gx[i] = -s->f_ext[i];
     if (s->model->gradient) {
+        double t0 = omp_get_wtime();
         ct_status st = s->model->gradient(s->mstate, &s->ctx, x, s->gx);
+        s->last.t_contact += omp_get_wtime() - t0;
         if (st != CT_OK) return st;
     }
     ct_dofs_pull(&s->dofs, s->gx, ge);
@@ -140,7 +147,10 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     s->ctx.step = s->step;
     s->ctx.t = s->t;
     s->ctx.h = h;
-    if (s->model->begin_step && (st = s->model->begin_step(s->mstate, &s->ctx)) != CT_OK) {
+    double tb = now();
+    if (s->model->begin_step) st = s->model->begin_step(s->mstate, &s->ctx);
+    S->t_contact += now() - tb;
+    if (st != CT_OK) {
         ct_diag_add(diag, st, "step %d (t = %g): model %s: begin_step failed", s->step, s->t, s->model->name);
         goto done;
     }
@@ -151,22 +161,27 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
         S->friction_iters = outer + 1;
         int converged = 0;
         for (int it = 0; it < so->max_newton_iters; ++it) {
-            double ta = now();
+            double ta = now(), tm0 = S->t_contact;
             st = ip_gradient(s, s->q, s->x, s->g);
             if (st != CT_OK) {
                 ct_diag_add(diag, st, "step %d: model %s: gradient failed", s->step, s->model->name);
                 goto done;
             }
             ct_triplets_clear(&Hc);
-            if (s->model->hessian && (st = s->model->hessian(s->mstate, &s->ctx, s->x, &Hc)) != CT_OK) {
+            double th = now();
+            if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, s->x, &Hc);
+            S->t_contact += now() - th;
+            if (st != CT_OK) {
                 ct_diag_add(diag, st, "step %d: model %s: hessian failed", s->step, s->model->name);
                 goto done;
             }
-            double tloc = 0.0;
-            st = ct_assembly_fill(as, s, s->q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, so->project_psd, &tloc, diag);
+            double tloc = 0.0, tmap = 0.0;
+            st = ct_assembly_fill(as, s, s->q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, so->project_psd, &tloc, &tmap,
+                                  diag);
             if (st != CT_OK) goto done;
             S->t_projection += tloc;
-            S->t_assembly += now() - ta - tloc;
+            S->t_contact_assembly += tmap;
+            S->t_assembly += now() - ta - tloc - tmap - (S->t_contact - tm0);
             int changed = as->pattern_changed;
             st = ct_linsolve_factor(s->ls, &as->A, changed, diag);
             as->pattern_changed = 0;
@@ -197,7 +212,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
                 break;
             }
             /* filter line search: never beyond what the model calls safe */
-            double tl = now();
+            double tl = now(), tm1 = S->t_contact, tccd = S->t_ccd;
             double alpha = 1.0;
             ct_dofs_map_lin(&s->dofs, s->p, s->px);
             if (s->model->max_step) {
@@ -226,7 +241,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
                 alpha *= 0.5;
                 S->line_search_iters++;
             }
-            S->t_line_search += now() - tl;
+            S->t_line_search += now() - tl - (S->t_contact - tm1) - (S->t_ccd - tccd);
             if (!ls_ok) {
                 st = ct_diag_add(diag, CT_ENOCONV,
                                  "step %d (t = %g), Newton iteration %d: line search found no decrease after %d "
@@ -245,8 +260,10 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
             goto done;
         }
         if (outer_max > 1) {
-            double delta = 0.0;
-            if ((st = s->model->update_lagged(s->mstate, &s->ctx, s->x, &delta)) != CT_OK) goto done;
+            double delta = 0.0, tu = now();
+            st = s->model->update_lagged(s->mstate, &s->ctx, s->x, &delta);
+            S->t_contact += now() - tu;
+            if (st != CT_OK) goto done;
             if (delta < so->friction_tol) break;
         }
     }
@@ -314,7 +331,8 @@ ct_status ct_sim_ip_hessian(ct_sim *s, const double *q, int project, const ct_cs
     ct_status st = CT_OK;
     if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, x, &Hc);
     double w = pot_weight(s);
-    if (st == CT_OK) st = ct_assembly_fill(&s->as, s, q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, project, NULL, diag);
+    if (st == CT_OK)
+        st = ct_assembly_fill(&s->as, s, q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, project, NULL, NULL, diag);
     ct_triplets_free(&Hc);
     free(x);
     *A = &s->as.A;

@@ -4,11 +4,16 @@
  * - barrier: finite differences of b(d) and of its squared-distance form, C² at d̂;
  * - pressure: two plates face to face at a uniform gap d < d̂ carry the force A·κ(−b'(d)) for
  *   meshes 4×4, 8×8, 16×16 and 7×7 against 12×12 (issue 3 acceptance: within 3 %);
- * - friction: a block sliding on a half-space feels μ·(normal force) opposite to its slip.
+ * - friction: a block sliding on a half-space feels μ·(normal force) opposite to its slip;
+ * - the per-term PSD projection (inline eigensolver, translation-reduced) equals LAPACK's;
+ * - reusing proximity candidates (bp_margin) leaves the trajectory bitwise unchanged.
  */
 #include "ct_test_util.h"
 
 #include "contactlab/ct_barrier.h"
+#include "contactlab/ct_broadphase.h"
+#include "contactlab/ct_collisions.h"
+#include "contactlab/ct_material.h"
 #include "contactlab/ct_friction.h"
 #include "contactlab/ct_scene.h"
 #include "contactlab/ct_sim.h"
@@ -127,6 +132,195 @@ START_TEST(test_pressure_plates)
 }
 END_TEST
 
+/* ---- per-term PSD projection ---- */
+
+static double proj_kappa_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
+{
+    (void)c;
+    const double *dk = ctx; /* {d̂, κ} */
+    double b = ct_barrier_s(s, dk[0], ps, pss);
+    if (ps) *ps *= dk[1];
+    if (pss) *pss *= dk[1];
+    return dk[1] * b;
+}
+
+/* The assembled per-term Hessian blocks (projected in the complement of the translations with
+ * the inline eigensolver) against LAPACK's projection (ct_psd_project, dsyev) of the full term
+ * Hessian: w(ψ_ss ∇s∇sᵀ + ψ_s ∇²s) in closed form for unmollified terms, central differences of
+ * the term gradient for mollified edge–edge terms. Two plates with a randomly perturbed top
+ * surface give every point–triangle and edge–edge type. */
+START_TEST(test_term_projection)
+{
+    const double dhat = 1e-3, kappa = 1e4, dk[2] = {dhat, kappa};
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.01}, \"gravity\": [0, 0, 0],"
+             " \"bodies\": ["
+             "  {\"name\": \"bottom\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.004, 1], \"cells\": [3, 1, 3],"
+             "   \"origin\": [0, -0.004, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
+             "   \"density\": 1000}},"
+             "  {\"name\": \"top\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.004, 1], \"cells\": [4, 1, 4],"
+             "   \"origin\": [0, 0.0005, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
+             "   \"density\": 1000}}]}");
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
+    const ct_step_ctx *c = &sim->ctx;
+    const int dim = 3;
+    double *x = malloc((size_t)c->nx * dim * sizeof *x);
+    memcpy(x, sim->x, (size_t)c->nx * dim * sizeof *x);
+    unsigned long long r = 12345;
+    for (int v = 0; v < c->nx; ++v) /* top plate: ±0.3 d̂ in every direction, gap stays > 0 */
+        if (c->vert_part[v] == 1)
+            for (int k = 0; k < dim; ++k) {
+                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+                x[v * dim + k] += 0.3 * dhat * (2.0 * (double)(r >> 11) / 9007199254740992.0 - 1.0);
+            }
+    ct_contact_mesh cm;
+    ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
+    ct_candidates cand;
+    ct_candidates_init(&cand);
+    ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, dhat, 1, &cand), CT_OK);
+    int seen[5][8] = {{0}}, n_checked = 0, n_moll = 0, n_indef = 0;
+    double worst = 0.0, worst_moll = 0.0;
+    for (int kind = 0; kind < 2; ++kind) {
+        ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1};
+        ct_collision_set cs;
+        ct_collision_set_init(&cs);
+        ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &cand, NULL, 0, x, &o), CT_OK);
+        ck_assert(cs.n > 0);
+        for (long i = 0; i < cs.n; ++i) {
+            const ct_collision *t = &cs.c[i];
+            const int nv = t->kind == CT_COL_PP ? 2 : t->kind == CT_COL_PE ? 3 : 4, n = nv * dim;
+            seen[t->kind][t->type & 7] = 1;
+            /* the fast path: a one-term set through the assembly */
+            ct_collision_set one = {1, 1, (ct_collision *)t};
+            ct_triplets T;
+            ct_triplets_init(&T);
+            ck_assert_int_eq(ct_collision_hessian(&one, &cm, NULL, x, proj_kappa_density, dk, 1, &T), CT_OK);
+            double P[144] = {0}, H[144] = {0};
+            for (size_t k = 0; k < T.n; ++k) {
+                int a = -1, b = -1;
+                for (int q = 0; q < nv; ++q) {
+                    if (T.row[k] / dim == t->v[q]) a = q * dim + T.row[k] % dim;
+                    if (T.col[k] / dim == t->v[q]) b = q * dim + T.col[k] % dim;
+                }
+                ck_assert(a >= 0 && b >= 0);
+                P[a + n * b] += T.val[k];
+            }
+            ct_triplets_free(&T);
+            /* the reference: the full term Hessian, projected by LAPACK */
+            if (t->eps_x == 0.0) {
+                double g[12], Hs[144], ps, pss;
+                double s2 = ct_collision_d2(t, &cm, NULL, x, g, Hs);
+                proj_kappa_density(dk, t, s2, &ps, &pss);
+                for (int b = 0; b < n; ++b)
+                    for (int a = 0; a < n; ++a) H[a + n * b] = t->w * (pss * g[a] * g[b] + ps * Hs[a + n * b]);
+            } else {
+                const double h = 1e-9;
+                for (int b = 0; b < n; ++b) {
+                    double gp[12], gm[12];
+                    const int vb = t->v[b / dim], kb = b % dim;
+                    double save = x[vb * dim + kb];
+                    x[vb * dim + kb] = save + h;
+                    ct_collision_term_grad(t, &cm, NULL, x, proj_kappa_density, dk, gp);
+                    x[vb * dim + kb] = save - h;
+                    ct_collision_term_grad(t, &cm, NULL, x, proj_kappa_density, dk, gm);
+                    x[vb * dim + kb] = save;
+                    for (int a = 0; a < n; ++a) H[a + n * b] = (gp[a] - gm[a]) / (2 * h);
+                }
+                for (int b = 0; b < n; ++b)
+                    for (int a = 0; a < b; ++a) H[a + n * b] = H[b + n * a] = 0.5 * (H[a + n * b] + H[b + n * a]);
+            }
+            double nrm = 0.0, neg = 0.0;
+            for (int k = 0; k < n * n; ++k) nrm += H[k] * H[k];
+            nrm = sqrt(nrm);
+            double Hc[144];
+            memcpy(Hc, H, sizeof Hc);
+            ck_assert_int_eq(ct_psd_project(H, n), CT_OK);
+            for (int k = 0; k < n * n; ++k) neg += (H[k] - Hc[k]) * (H[k] - Hc[k]);
+            n_indef += neg > 1e-24 * nrm * nrm;
+            double err = 0.0;
+            for (int k = 0; k < n * n; ++k) err += (P[k] - H[k]) * (P[k] - H[k]);
+            err = sqrt(err) / nrm;
+            if (t->eps_x == 0.0) worst = fmax(worst, err);
+            else worst_moll = fmax(worst_moll, err), ++n_moll;
+            ++n_checked;
+        }
+        ct_collision_set_free(&cs);
+    }
+    int ntypes = 0;
+    for (int k = 0; k < 5; ++k)
+        for (int q = 0; q < 8; ++q) ntypes += seen[k][q];
+    printf("term projection: %d terms (%d mollified EE, %d indefinite before projection, %d kind/type classes): "
+           "|P - P_lapack|/|H| max %.2e closed form, %.2e finite differences\n",
+           n_checked, n_moll, n_indef, ntypes, worst, worst_moll);
+    ck_assert(n_indef > 0 && ntypes >= 6);
+    ck_assert(worst < 1e-10);
+    ck_assert(worst_moll < 1e-5);
+    ct_candidates_free(&cand);
+    ct_contact_mesh_free(&cm);
+    free(x);
+    free_sim(sim, &sc);
+}
+END_TEST
+
+/* ---- candidate reuse ---- */
+
+/* Runs 4 steps of a loaded 6×6 plate on a 5×5 plate (μ = 0.2) with the given bp_margin; returns
+ * the positions (malloc'ed) and the proximity queries of the last step. */
+static double *plates_run(double margin, long *queries, int *nx)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.04}, \"gravity\": [0, -9.81, 0],"
+             " \"solver\": {\"newton_tol\": 1e-6},"
+             " \"contact\": {\"model\": \"ipc\", \"dhat\": 1e-3, \"kappa\": 1e5, \"mu\": 0.2, \"bp_margin\": %g},"
+             " \"bodies\": ["
+             "  {\"name\": \"bottom\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.05, 1], \"cells\": [5, 1, 5],"
+             "   \"origin\": [0, -0.05, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e7, \"nu\": 0.4,"
+             "   \"density\": 1000}, \"fixed\": [{\"select\": {\"side\": \"-y\"}}]},"
+             "  {\"name\": \"top\", \"mesh\": {\"generator\": \"box\", \"size\": [0.8, 0.05, 0.8], \"cells\": [6, 1, 6],"
+             "   \"origin\": [0.1, 0.0005, 0.1]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e7, \"nu\": 0.4,"
+             "   \"density\": 1000}, \"loads\": [{\"select\": {\"side\": \"+y\"}, \"force\": [300, -3e4, 0],"
+             "   \"weight\": \"area\"}]}]}",
+             margin);
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
+    ct_diag d;
+    ct_diag_init(&d);
+    for (int k = 0; k < 4; ++k) ck_assert_int_eq(ct_sim_step(sim, &d), CT_OK);
+    ct_diag_free(&d);
+    ct_force_report fr;
+    ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
+    ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, sim->x, &fr), CT_OK);
+    *queries = -1;
+    for (int k = 0; k < fr.nscalars; ++k)
+        if (strcmp(fr.scalar_names[k], "proximity_queries") == 0) *queries = (long)fr.scalars[k];
+    ct_force_report_free(&fr);
+    *nx = sim->nx;
+    double *x = malloc((size_t)sim->nx * 3 * sizeof *x);
+    memcpy(x, sim->x, (size_t)sim->nx * 3 * sizeof *x);
+    free_sim(sim, &sc);
+    return x;
+}
+
+/* Reusing the proximity candidates while every surface vertex stays within bp_margin·d̂/2 of
+ * the query positions gives the same collision sets, hence bitwise the same trajectory, with
+ * fewer broad-phase queries. */
+START_TEST(test_candidate_reuse)
+{
+    long q0, q1;
+    int n0, n1;
+    double *x0 = plates_run(0.0, &q0, &n0), *x1 = plates_run(1.0, &q1, &n1);
+    ck_assert_int_eq(n0, n1);
+    printf("candidate reuse: proximity queries in the last step %ld (bp_margin 0) vs %ld (bp_margin 1)\n", q0, q1);
+    ck_assert(q0 > 0 && q1 >= 0 && q1 < q0);
+    ck_assert(memcmp(x0, x1, (size_t)n0 * 3 * sizeof *x0) == 0);
+    free(x0);
+    free(x1);
+}
+END_TEST
+
 /* ---- friction: a block sliding on a half-space ---- */
 
 START_TEST(test_friction_sliding_block)
@@ -197,6 +391,8 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_friction_mollifier);
     tcase_add_test(tc, test_pressure_plates);
     tcase_add_test(tc, test_friction_sliding_block);
+    tcase_add_test(tc, test_term_projection);
+    tcase_add_test(tc, test_candidate_reuse);
     suite_add_tcase(s, tc);
     return s;
 }

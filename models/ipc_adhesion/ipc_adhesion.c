@@ -26,7 +26,7 @@
 static const char *const colset_choices[] = {"convergent", "ipc2020", NULL};
 static const char *const eew_choices[] = {"dhat2", "area", NULL};
 
-enum { P_DHAT, P_KAPPA, P_MU, P_EPS_V, P_COLSET, P_EEW, P_CCD_S, P_KAPPA_SCALE, P_NPARAMS };
+enum { P_DHAT, P_KAPPA, P_MU, P_EPS_V, P_COLSET, P_EEW, P_CCD_S, P_KAPPA_SCALE, P_BP_MARGIN, P_NPARAMS };
 
 static const ct_param_spec ipc_params[] = {
     [P_DHAT] = {"dhat", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
@@ -50,6 +50,10 @@ static const ct_param_spec ipc_params[] = {
                  "additive CCD stops when the distance has shrunk to this fraction", 0},
     [P_KAPPA_SCALE] = {"kappa_scale", CT_PARAM_REAL, 0.1, "", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
                        "auto κ = kappa_scale × min Young's modulus of the bodies", 0},
+    [P_BP_MARGIN] = {"bp_margin", CT_PARAM_REAL, 1.0, "", 0, INFINITY, 0, NULL,
+                     "proximity candidates are queried within (1 + bp_margin)·d̂ and reused until a surface "
+                     "vertex moves bp_margin·d̂/2 (0: a new query at every new x; same collision sets either way)",
+                     0},
     [P_NPARAMS] = {NULL},
 };
 
@@ -66,15 +70,21 @@ typedef struct ipc_state {
     /* collision set at the cached x */
     ct_candidates cand;
     ct_collision_set cs;
+    ct_candidates ccd_cand; /* max_step's swept candidates (kept: the lists are reused) */
     double *x_cached;
     int cache_valid;
+    /* proximity candidates are queried with boxes inflated by d̂ + margin at x_bp and reused
+     * while no surface vertex has moved more than margin/2 from x_bp */
+    double *x_bp, bp_margin;
+    int bp_valid;
     /* friction lagged at x_lag (x^n, or the last converged iterate) */
     ct_friction_set fs;
     double *x_step0; /* x^n: friction displacements are measured from it */
     /* statistics */
     double t_bp, t_ccd, t_pairs;
     double prev_min_dist;
-    const char *scalar_names[3];
+    const char *scalar_names[4];
+    long n_queries; /* proximity broad-phase queries this step */
 } ipc_state;
 
 static double now(void)
@@ -107,9 +117,11 @@ static void ipc_destroy(void *p)
     free(st->movable);
     ct_contact_mesh_free(&st->cm);
     ct_candidates_free(&st->cand);
+    ct_candidates_free(&st->ccd_cand);
     ct_collision_set_free(&st->cs);
     ct_friction_set_free(&st->fs);
     free(st->x_cached);
+    free(st->x_bp);
     free(st->x_step0);
 }
 
@@ -157,12 +169,16 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     size_t nxd = (size_t)c->nx * (size_t)c->dim;
     st->movable = malloc((size_t)c->nx + 1);
     st->x_cached = malloc((nxd + 1) * sizeof(double));
+    st->x_bp = malloc((nxd + 1) * sizeof(double));
+    st->bp_margin = prm->value[P_BP_MARGIN] * st->dhat;
+    if (!st->x_bp) return CT_ENOMEM;
     st->x_step0 = malloc((nxd + 1) * sizeof(double));
     if (!st->movable || !st->x_cached || !st->x_step0) return CT_ENOMEM;
     for (int v = 0; v < c->nx; ++v) st->movable[v] = !(c->vert_kinematic && c->vert_kinematic[v]);
     ct_status s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
     if (s != CT_OK) return s;
     ct_candidates_init(&st->cand);
+    ct_candidates_init(&st->ccd_cand);
     ct_collision_set_init(&st->cs);
     ct_friction_set_init(&st->fs);
     memcpy(st->x_step0, c->x_prev, nxd * sizeof(double));
@@ -170,7 +186,29 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     st->scalar_names[0] = "kappa";
     st->scalar_names[1] = "min_distance";
     st->scalar_names[2] = "friction_pairs";
+    st->scalar_names[3] = "proximity_queries";
     return CT_OK;
+}
+
+/* The candidates queried at x_bp (boxes inflated by d̂ + m) still hold every pair within d̂ at x
+ * if no surface vertex moved more than m/2: a distance changes by at most twice the largest
+ * displacement. Extra candidates are filtered by the set construction (it keeps d < d̂), and
+ * the candidate lists are sorted, so the collision set is the same as with a fresh query. */
+static int candidates_valid(const ipc_state *st, const ct_surface *s, const double *x)
+{
+    if (!st->bp_valid) return 0;
+    const double lim2 = 0.25 * st->bp_margin * st->bp_margin;
+    const int dim = st->dim;
+    for (int i = 0; i < s->nbv; ++i) {
+        const int v = s->bverts[i];
+        double d2 = 0.0;
+        for (int k = 0; k < dim; ++k) {
+            const double d = x[(size_t)v * dim + k] - st->x_bp[(size_t)v * dim + k];
+            d2 += d * d;
+        }
+        if (!(d2 <= lim2)) return 0;
+    }
+    return 1;
 }
 
 /* Make st->cs the collision set at x. */
@@ -179,7 +217,15 @@ static ct_status ensure_collisions(ipc_state *st, const ct_step_ctx *c, const do
     size_t nxd = (size_t)st->nx * (size_t)st->dim;
     if (st->cache_valid && memcmp(st->x_cached, x, nxd * sizeof *x) == 0) return CT_OK;
     double t0 = now();
-    ct_status s = ct_broadphase_proximity(c->surf, x, st->movable, st->dhat, c->threads, &st->cand);
+    ct_status s = CT_OK;
+    if (!candidates_valid(st, c->surf, x)) {
+        s = ct_broadphase_proximity(c->surf, x, st->movable, st->dhat + st->bp_margin, c->threads, &st->cand);
+        st->n_queries++;
+        if (s == CT_OK) {
+            memcpy(st->x_bp, x, nxd * sizeof *x);
+            st->bp_valid = 1;
+        }
+    }
     double t1 = now();
     if (s == CT_OK) s = ct_collision_set_build(&st->cs, &st->cm, &st->cand, c->obstacles, c->nobstacles, x, &st->colset);
     st->t_bp += t1 - t0;
@@ -207,6 +253,7 @@ static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
 {
     ipc_state *st = p;
     st->t_bp = st->t_ccd = st->t_pairs = 0.0;
+    st->n_queries = 0;
     memcpy(st->x_step0, c->x_prev, (size_t)st->nx * st->dim * sizeof(double));
     return lag_friction(st, c, c->x_prev);
 }
@@ -257,24 +304,20 @@ static ct_status ipc_max_step(void *p, const ct_step_ctx *c, const double *x, co
     const int dim = st->dim;
     const ct_surface *s = c->surf;
     double t0 = now();
-    ct_candidates cc;
-    ct_candidates_init(&cc);
-    ct_status rs = ct_broadphase_ccd(s, x, dx, st->movable, 0.0, c->threads, &cc);
+    ct_candidates *cc = &st->ccd_cand;
+    ct_status rs = ct_broadphase_ccd(s, x, dx, st->movable, 0.0, c->threads, cc);
     double t1 = now();
     st->t_bp += t1 - t0;
-    if (rs != CT_OK) {
-        ct_candidates_free(&cc);
-        return rs;
-    }
+    if (rs != CT_OK) return rs;
     double amin = 1.0;
     const ct_pair_list *lists[2];
     ct_ccd_kind kinds[2];
     int nl = 0;
     if (dim == 3) {
-        lists[nl] = &cc.vf, kinds[nl++] = CT_CCD_PT;
-        lists[nl] = &cc.ee, kinds[nl++] = CT_CCD_EE;
+        lists[nl] = &cc->vf, kinds[nl++] = CT_CCD_PT;
+        lists[nl] = &cc->ee, kinds[nl++] = CT_CCD_EE;
     } else {
-        lists[nl] = &cc.ve, kinds[nl++] = CT_CCD_PE;
+        lists[nl] = &cc->ve, kinds[nl++] = CT_CCD_PE;
     }
     for (int l = 0; l < nl; ++l) {
         const ct_pair_list *L = lists[l];
@@ -317,7 +360,6 @@ static ct_status ipc_max_step(void *p, const ct_step_ctx *c, const double *x, co
             if (dd < 0.0) amin = fmin(amin, (1.0 - st->ccd.s) * d / -dd);
         }
     }
-    ct_candidates_free(&cc);
     st->t_ccd += now() - t1;
     *alpha = amin > 0.0 ? amin : 0.0;
     return CT_OK;
@@ -410,9 +452,10 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
         ct_friction_term_grad(&st->fs.p[i], st->dim, x, st->x_step0, eps, g);
         report_term(out, st, &st->fs.p[i].c, g, CT_FORCE_FRICTION);
     }
-    int ns = out->nscalars < 3 ? out->nscalars : 3;
+    int ns = out->nscalars < 4 ? out->nscalars : 4;
     out->nscalars = ns;
-    double vals[3] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)st->fs.n};
+    double vals[4] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)st->fs.n,
+                      (double)st->n_queries};
     for (int k = 0; k < ns; ++k) {
         out->scalar_names[k] = st->scalar_names[k];
         out->scalars[k] = vals[k];

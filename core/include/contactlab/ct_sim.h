@@ -34,8 +34,19 @@ typedef struct ct_step_stats {
                                    verifier, ct_intersect.h); -1 when solver.verify is off */
     long n_analyses;            /* symbolic analyses so far (cumulative) */
     double wall;                /* seconds for the step */
+    /* Seconds per phase. The first nine are disjoint parts of the step (their sum is the step's
+     * wall time up to bookkeeping): t_assembly the core's gradient and matrix gather (without
+     * the model's calls and the contact mapping), t_projection the element Hessians with their
+     * PSD projection, t_analysis / t_factor / t_solve CHOLMOD, t_line_search the line search's
+     * own work (without max_step and the model's energies), t_contact the wall time of the
+     * model's energy / gradient / Hessian / begin_step / update_lagged calls, t_ccd that of
+     * max_step (the model's CCD, broad phase included), t_contact_assembly the mapping of the
+     * model's Hessian triplets into the Newton matrix (pattern growth included). t_broadphase
+     * and t_model are the model's own accounts of its broad phase and pair work (end_step);
+     * they overlap t_contact + t_ccd. t_verify: the intersection verifier after the step. */
     double t_assembly, t_projection, t_analysis, t_factor, t_solve, t_line_search;
-    double t_broadphase, t_ccd, t_model, t_verify;
+    double t_contact, t_ccd, t_contact_assembly;
+    double t_broadphase, t_model, t_verify;
 } ct_step_stats;
 
 typedef struct ct_body {
@@ -62,6 +73,7 @@ typedef struct ct_assembly {
     double *Hloc;               /* local elastic Hessians */
     int pattern_changed;        /* since the last factorization */
     ct_triplets tq;             /* scratch: model triplets mapped to q */
+    int *xfree;                 /* full-space dof -> free index (-1 fixed, -2 through J); lazily built */
 } ct_assembly;
 
 typedef struct ct_sim {
