@@ -24,6 +24,7 @@ void ct_assembly_free(ct_assembly *as)
     free(as->Hloc);
     free(as->xfree);
     ct_triplets_free(&as->tq);
+    ct_triplets_free(&as->hc);
     memset(as, 0, sizeof *as);
 }
 
@@ -100,6 +101,7 @@ ct_status ct_assembly_build(ct_assembly *as, const ct_sim *s, ct_diag *diag)
     as->Hloc = malloc(((size_t)el->ne * nd * nd + 1) * sizeof *as->Hloc);
     if (!as->Hloc) goto oom;
     ct_triplets_init(&as->tq);
+    ct_triplets_init(&as->hc);
     as->pattern_changed = 1;
     return CT_OK;
 oom:

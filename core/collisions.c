@@ -10,6 +10,12 @@
  * identity behind it: if the closest point of the other surface is a vertex u (or an edge
  * interior point), the triangles, edges and vertices that share it contribute faces − edges +
  * vertices = 1 copy of b(d). Terms with the same stencil are merged by summing weights.
+ *
+ * Evaluation: per-term energies, gradients and PSD-projected Hessian blocks in parallel, in
+ * deterministic order. The projection of a translation-invariant term works in the complement of
+ * the translations ((m−1)·dim unknowns) with an inline symmetric eigensolver (Householder
+ * tridiagonalization + implicit QL, Golub & Van Loan §8.3) that forms only the eigenvectors of
+ * the smaller side of the spectrum (see "per-term PSD projection" below).
  */
 #include "contactlab/ct_collisions.h"
 
@@ -17,6 +23,7 @@
 #include "contactlab/ct_material.h"
 #include "parallel.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,14 +396,81 @@ static int add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int 
     return 1;
 }
 
-/* Sorted unique ints in place; returns the new count. */
+/* Sorted unique ints in place; returns the new count. The lists are short (the features around
+ * one vertex or edge), so an insertion sort beats qsort's call overhead. */
 static int uniq(int *a, int n)
 {
-    qsort(a, (size_t)n, sizeof *a, cmp_int);
+    if (n > 64) {
+        qsort(a, (size_t)n, sizeof *a, cmp_int);
+    } else {
+        for (int i = 1; i < n; ++i) {
+            int v = a[i], j = i - 1;
+            for (; j >= 0 && a[j] > v; --j) a[j + 1] = a[j];
+            a[j + 1] = v;
+        }
+    }
     int m = 0;
     for (int i = 0; i < n; ++i)
         if (i == 0 || a[i] != a[m - 1]) a[m++] = a[i];
     return m;
+}
+
+/* Stable sort of the terms by key (bottom-up merge sort on an index permutation; equal keys keep
+ * their generation order, so merged weights are summed in that order). Returns the permutation
+ * (malloc'ed), or NULL when out of memory. */
+typedef struct {
+    long key[3];
+    long idx;
+} sort_rec;
+
+static int rec_less(const sort_rec *a, const sort_rec *b)
+{
+    for (int k = 0; k < 3; ++k)
+        if (a->key[k] != b->key[k]) return a->key[k] < b->key[k];
+    return 0;
+}
+
+static long *term_order(const term *t, long n)
+{
+    sort_rec *a = malloc(((size_t)n + 1) * sizeof *a), *b = malloc(((size_t)n + 1) * sizeof *b);
+    long *perm = malloc(((size_t)n + 1) * sizeof *perm);
+    if (!a || !b || !perm) {
+        free(a);
+        free(b);
+        free(perm);
+        return NULL;
+    }
+    for (long i = 0; i < n; ++i) {
+        memcpy(a[i].key, t[i].key, sizeof a[i].key);
+        a[i].idx = i;
+    }
+    /* runs of 8 by insertion sort, then merges of doubling width */
+    const long R = 8;
+    for (long lo = 0; lo < n; lo += R) {
+        long hi = lo + R < n ? lo + R : n;
+        for (long i = lo + 1; i < hi; ++i) {
+            sort_rec v = a[i];
+            long j = i - 1;
+            for (; j >= lo && rec_less(&v, &a[j]); --j) a[j + 1] = a[j];
+            a[j + 1] = v;
+        }
+    }
+    for (long w = R; w < n; w *= 2) {
+        for (long lo = 0; lo < n; lo += 2 * w) {
+            long mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            long i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) b[k++] = rec_less(&a[j], &a[i]) ? a[j++] : a[i++];
+            while (i < mid) b[k++] = a[i++];
+            while (j < hi) b[k++] = a[j++];
+        }
+        sort_rec *tmp = a;
+        a = b;
+        b = tmp;
+    }
+    for (long i = 0; i < n; ++i) perm[i] = a[i].idx;
+    free(a);
+    free(b);
+    return perm;
 }
 
 typedef struct {
@@ -417,6 +491,205 @@ static int ibuf_push(ibuf *b, int v)
     return 0;
 }
 
+/* The term generation runs in chunks of the candidate lists, in parallel: each chunk writes the
+ * terms the serial loop would write for its range into its own list, and the lists are joined in
+ * chunk order, so the term list (hence the merged set) is the same for any thread count. Chunks
+ * start at group boundaries (all candidates of one vertex / one edge stay together). */
+typedef struct build_ctx {
+    const ct_contact_mesh *cm;
+    const double *x;
+    double dhat2, fv;
+    int conv, ee_area;
+    const ct_pair_list *list; /* vf / ee / ve candidates */
+    const int *pr;            /* convergent edge–edge: (edge, partner) grouped by edge */
+} build_ctx;
+
+typedef int (*gen_fn)(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb);
+
+#define OMEGA(e) (b->ee_area ? 0.5 * s->edge_area[(e)] : b->dhat2)
+
+/* 3D: vertex–face candidates vf[lo, hi) (whole vertex groups) */
+static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb)
+{
+    const ct_contact_mesh *cm = b->cm;
+    const ct_surface *s = cm->s;
+    const ct_pair_list *vf = b->list;
+    const double *x = b->x, dhat2 = b->dhat2;
+    int err = 0;
+    for (long i = lo; i < hi && !err;) {
+        int v = vf->ij[2 * i];
+        long j = i;
+        double W = b->fv * cm->wv[v];
+        eb->n = vb->n = 0;
+        for (; j < hi && vf->ij[2 * j] == v; ++j) {
+            int f = vf->ij[2 * j + 1];
+            add_pt(L, cm, x, v, f, W, dhat2, &err);
+            if (b->conv)
+                for (int k = 0; k < 3; ++k) {
+                    int e = cm->face_edges[3 * f + k];
+                    if (e >= 0 && !edge_has(s, e, v) && ibuf_push(eb, e)) err = 1;
+                    if (s->faces[3 * f + k] != v && ibuf_push(vb, s->faces[3 * f + k])) err = 1;
+                }
+        }
+        if (b->conv && !err) {
+            eb->n = uniq(eb->a, eb->n);
+            vb->n = uniq(vb->a, vb->n);
+            for (int k = 0; k < eb->n && !err; ++k) {
+                int e = eb->a[k], ke = faces_without(cm, e, v);
+                if (ke == 1 || pe_d2(cm, x, v, e) >= dhat2) continue;
+                if (add_pe_classified(L, cm, x, v, e, (1 - ke) * W)) err = 1;
+            }
+            for (int k = 0; k < vb->n && !err; ++k) {
+                int u = vb->a[k], c = vertex_coef_3d(cm, u, v);
+                if (c == 0 || pp_d2(cm, x, v, u) >= dhat2) continue;
+                if (add_pp(L, v, u, c * W)) err = 1;
+            }
+        }
+        i = j;
+    }
+    return err;
+}
+
+/* 3D: edge–edge candidates ee[lo, hi), weight ½(ω_a + ω_b) per pair */
+static int gen_ee(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb)
+{
+    (void)eb, (void)vb;
+    const ct_surface *s = b->cm->s;
+    const ct_pair_list *ee = b->list;
+    int err = 0;
+    for (long i = lo; i < hi && !err; ++i) {
+        int ea = ee->ij[2 * i], ebb = ee->ij[2 * i + 1];
+        add_ee(L, b->cm, b->x, ea < ebb ? ea : ebb, ea < ebb ? ebb : ea, 0.5 * (OMEGA(ea) + OMEGA(ebb)), b->dhat2,
+               &err);
+    }
+    return err;
+}
+
+/* 3D convergent set: −(n_p(ea) − 1)·½ω_a per (edge ea, vertex p of a candidate partner edge), for
+ * the (edge, partner) rows pr[lo, hi) (whole edge groups) */
+static int gen_ee_conv(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb)
+{
+    (void)eb;
+    const ct_contact_mesh *cm = b->cm;
+    const ct_surface *s = cm->s;
+    const int *pr = b->pr;
+    int err = 0;
+    for (long i = lo; i < hi && !err;) {
+        int ea = pr[2 * i];
+        long j = i;
+        vb->n = 0;
+        for (; j < hi && pr[2 * j] == ea; ++j) {
+            int e2 = pr[2 * j + 1];
+            for (int k = 0; k < 2; ++k) {
+                int p = s->edges[2 * e2 + k];
+                if (!edge_has(s, ea, p) && ibuf_push(vb, p)) err = 1;
+            }
+        }
+        vb->n = uniq(vb->a, vb->n);
+        int a0 = s->edges[2 * ea], a1 = s->edges[2 * ea + 1];
+        for (int k = 0; k < vb->n && !err; ++k) {
+            int p = vb->a[k], np = 0;
+            for (int q = cm->ve_ptr[p]; q < cm->ve_ptr[p + 1]; ++q) {
+                int e = cm->ve_list[q];
+                np += !edge_has(s, e, a0) && !edge_has(s, e, a1);
+            }
+            if (np == 1 || pe_d2(cm, b->x, p, ea) >= b->dhat2) continue;
+            if (add_pe_classified(L, cm, b->x, p, ea, -(np - 1) * 0.5 * OMEGA(ea))) err = 1;
+        }
+        i = j;
+    }
+    return err;
+}
+
+/* 2D: vertex–edge candidates ve[lo, hi) (whole vertex groups) */
+static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb)
+{
+    (void)eb;
+    const ct_contact_mesh *cm = b->cm;
+    const ct_surface *s = cm->s;
+    const ct_pair_list *ve = b->list;
+    const double *x = b->x, dhat2 = b->dhat2;
+    int err = 0;
+    for (long i = lo; i < hi && !err;) {
+        int v = ve->ij[2 * i];
+        long j = i;
+        double W = b->fv * cm->wv[v];
+        vb->n = 0;
+        for (; j < hi && ve->ij[2 * j] == v; ++j) {
+            int e = ve->ij[2 * j + 1];
+            if (pe_d2(cm, x, v, e) < dhat2 && add_pe_classified(L, cm, x, v, e, W)) err = 1;
+            if (b->conv)
+                for (int k = 0; k < 2; ++k)
+                    if (s->edges[2 * e + k] != v && ibuf_push(vb, s->edges[2 * e + k])) err = 1;
+        }
+        if (b->conv && !err) {
+            vb->n = uniq(vb->a, vb->n);
+            for (int k = 0; k < vb->n && !err; ++k) {
+                int u = vb->a[k], c = vertex_coef_2d(cm, u, v);
+                if (c == 0 || pp_d2(cm, x, v, u) >= dhat2) continue;
+                if (add_pp(L, v, u, c * W)) err = 1;
+            }
+        }
+        i = j;
+    }
+    return err;
+}
+#undef OMEGA
+
+/* Run fn over rows [0, n) of a pair array `rows` (2 ints per row; rows with equal first entries
+ * form a group, kept in one chunk when `grouped`), appending the terms to L in row order. */
+static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, int grouped, int threads, term_list *L)
+{
+    if (n <= 0) return 0;
+    enum { MAX_CHUNKS = 64, MIN_ROWS = 2048 };
+    long nch = n / MIN_ROWS;
+    nch = nch < 1 ? 1 : (nch > MAX_CHUNKS ? MAX_CHUNKS : nch);
+    long bnd[MAX_CHUNKS + 1];
+    bnd[0] = 0;
+    for (long c = 1; c < nch; ++c) {
+        long k = c * n / nch;
+        if (k < bnd[c - 1]) k = bnd[c - 1];
+        while (grouped && k > 0 && k < n && rows[2 * k] == rows[2 * (k - 1)]) ++k;
+        bnd[c] = k;
+    }
+    bnd[nch] = n;
+    if (nch == 1) {
+        ibuf eb = {0}, vb = {0};
+        int err = fn(b, 0, n, L, &eb, &vb);
+        free(eb.a);
+        free(vb.a);
+        return err;
+    }
+    term_list part[MAX_CHUNKS];
+    memset(part, 0, sizeof part);
+    int err = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ct_threads(threads)) reduction(| : err)
+    for (long c = 0; c < nch; ++c) {
+        ibuf eb = {0}, vb = {0};
+        err |= fn(b, bnd[c], bnd[c + 1], &part[c], &eb, &vb);
+        free(eb.a);
+        free(vb.a);
+    }
+    long total = L->n;
+    for (long c = 0; c < nch; ++c) total += part[c].n;
+    if (!err && total > L->cap) {
+        term *t = realloc(L->t, (size_t)total * sizeof *t);
+        if (!t) err = 1;
+        else {
+            L->t = t;
+            L->cap = total;
+        }
+    }
+    for (long c = 0; c < nch; ++c) {
+        if (!err && part[c].n) {
+            memcpy(L->t + L->n, part[c].t, (size_t)part[c].n * sizeof *L->t);
+            L->n += part[c].n;
+        }
+        free(part[c].t);
+    }
+    return err;
+}
+
 ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
                                  const ct_obstacle *obs, int nobs, const double *x, const ct_colset_opts *o)
 {
@@ -428,111 +701,44 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
     const int ee_area = !conv || o->ee_weight == CT_EEW_AREA;
     const double fv = dim == 2 ? 0.5 : (ee_area ? 0.25 : 0.5);
     term_list L = {0};
-    ibuf eb = {0}, vb = {0};
     int err = 0;
+    build_ctx b = {cm, x, dhat2, fv, conv, ee_area, NULL, NULL};
 
     if (dim == 3) {
-        const ct_pair_list *vf = &cand->vf;
-        for (long i = 0; i < vf->n && !err;) {
-            int v = vf->ij[2 * i];
-            long j = i;
-            double W = fv * cm->wv[v];
-            eb.n = vb.n = 0;
-            for (; j < vf->n && vf->ij[2 * j] == v; ++j) {
-                int f = vf->ij[2 * j + 1];
-                add_pt(&L, cm, x, v, f, W, dhat2, &err);
-                if (conv)
-                    for (int k = 0; k < 3; ++k) {
-                        int e = cm->face_edges[3 * f + k];
-                        if (e >= 0 && !edge_has(s, e, v) && ibuf_push(&eb, e)) err = 1;
-                        if (s->faces[3 * f + k] != v && ibuf_push(&vb, s->faces[3 * f + k])) err = 1;
-                    }
-            }
-            if (conv && !err) {
-                eb.n = uniq(eb.a, eb.n);
-                vb.n = uniq(vb.a, vb.n);
-                for (int k = 0; k < eb.n && !err; ++k) {
-                    int e = eb.a[k], ke = faces_without(cm, e, v);
-                    if (ke == 1 || pe_d2(cm, x, v, e) >= dhat2) continue;
-                    if (add_pe_classified(&L, cm, x, v, e, (1 - ke) * W)) err = 1;
-                }
-                for (int k = 0; k < vb.n && !err; ++k) {
-                    int u = vb.a[k], c = vertex_coef_3d(cm, u, v);
-                    if (c == 0 || pp_d2(cm, x, v, u) >= dhat2) continue;
-                    if (add_pp(&L, v, u, c * W)) err = 1;
-                }
-            }
-            i = j;
-        }
+        b.list = &cand->vf;
+        err = run_chunks(&b, gen_vf, cand->vf.ij, cand->vf.n, 1, o->threads, &L);
         /* edge–edge: ½(ω_a + ω_b) per pair, and for the convergent set −(n_p(ea) − 1)·½ω_a per
          * (edge ea, vertex p of a candidate partner edge) */
         const ct_pair_list *ee = &cand->ee;
-#define OMEGA(e) (ee_area ? 0.5 * s->edge_area[(e)] : dhat2)
-        for (long i = 0; i < ee->n && !err; ++i) {
-            int ea = ee->ij[2 * i], ebb = ee->ij[2 * i + 1];
-            add_ee(&L, cm, x, ea < ebb ? ea : ebb, ea < ebb ? ebb : ea, 0.5 * (OMEGA(ea) + OMEGA(ebb)), dhat2, &err);
-        }
+        b.list = ee;
+        if (!err) err = run_chunks(&b, gen_ee, ee->ij, ee->n, 0, o->threads, &L);
         if (conv && !err && ee->n) {
-            /* partners of each edge, both directions */
+            /* partners of each edge, both directions, grouped by the first edge (a counting sort;
+             * the order inside a group does not matter: its vertices are sorted) */
             long n2 = 2 * ee->n;
             int *pr = malloc((size_t)n2 * 2 * sizeof *pr);
-            if (!pr) err = 1;
+            long *cnt = calloc((size_t)s->ned + 1, sizeof *cnt);
+            if (!pr || !cnt) err = 1;
+            for (long i = 0; i < ee->n && !err; ++i) cnt[ee->ij[2 * i]]++, cnt[ee->ij[2 * i + 1]]++;
+            for (long e = 0, acc = 0; e <= s->ned && !err; ++e) {
+                long c = cnt[e];
+                cnt[e] = acc;
+                acc += c;
+            }
             for (long i = 0; i < ee->n && !err; ++i) {
-                pr[4 * i] = ee->ij[2 * i], pr[4 * i + 1] = ee->ij[2 * i + 1];
-                pr[4 * i + 2] = ee->ij[2 * i + 1], pr[4 * i + 3] = ee->ij[2 * i];
+                int e0 = ee->ij[2 * i], e1 = ee->ij[2 * i + 1];
+                long k0 = cnt[e0]++, k1 = cnt[e1]++;
+                pr[2 * k0] = e0, pr[2 * k0 + 1] = e1;
+                pr[2 * k1] = e1, pr[2 * k1 + 1] = e0;
             }
-            if (!err) qsort(pr, (size_t)n2, 2 * sizeof *pr, cmp_int); /* sorts by the first of each pair */
-            for (long i = 0; i < n2 && !err;) {
-                int ea = pr[2 * i];
-                long j = i;
-                vb.n = 0;
-                for (; j < n2 && pr[2 * j] == ea; ++j) {
-                    int e2 = pr[2 * j + 1];
-                    for (int k = 0; k < 2; ++k) {
-                        int p = s->edges[2 * e2 + k];
-                        if (!edge_has(s, ea, p) && ibuf_push(&vb, p)) err = 1;
-                    }
-                }
-                vb.n = uniq(vb.a, vb.n);
-                int a0 = s->edges[2 * ea], a1 = s->edges[2 * ea + 1];
-                for (int k = 0; k < vb.n && !err; ++k) {
-                    int p = vb.a[k], np = 0;
-                    for (int q = cm->ve_ptr[p]; q < cm->ve_ptr[p + 1]; ++q) {
-                        int e = cm->ve_list[q];
-                        np += !edge_has(s, e, a0) && !edge_has(s, e, a1);
-                    }
-                    if (np == 1 || pe_d2(cm, x, p, ea) >= dhat2) continue;
-                    if (add_pe_classified(&L, cm, x, p, ea, -(np - 1) * 0.5 * OMEGA(ea))) err = 1;
-                }
-                i = j;
-            }
+            free(cnt);
+            b.pr = pr;
+            if (!err) err = run_chunks(&b, gen_ee_conv, pr, n2, 1, o->threads, &L);
             free(pr);
         }
-#undef OMEGA
     } else {
-        const ct_pair_list *ve = &cand->ve;
-        for (long i = 0; i < ve->n && !err;) {
-            int v = ve->ij[2 * i];
-            long j = i;
-            double W = fv * cm->wv[v];
-            vb.n = 0;
-            for (; j < ve->n && ve->ij[2 * j] == v; ++j) {
-                int e = ve->ij[2 * j + 1];
-                if (pe_d2(cm, x, v, e) < dhat2 && add_pe_classified(&L, cm, x, v, e, W)) err = 1;
-                if (conv)
-                    for (int k = 0; k < 2; ++k)
-                        if (s->edges[2 * e + k] != v && ibuf_push(&vb, s->edges[2 * e + k])) err = 1;
-            }
-            if (conv && !err) {
-                vb.n = uniq(vb.a, vb.n);
-                for (int k = 0; k < vb.n && !err; ++k) {
-                    int u = vb.a[k], c = vertex_coef_2d(cm, u, v);
-                    if (c == 0 || pp_d2(cm, x, v, u) >= dhat2) continue;
-                    if (add_pp(&L, v, u, c * W)) err = 1;
-                }
-            }
-            i = j;
-        }
+        b.list = &cand->ve;
+        err = run_chunks(&b, gen_ve, cand->ve.ij, cand->ve.n, 1, o->threads, &L);
     }
     /* obstacles: every movable surface vertex against every half-space */
     for (int b = 0; b < nobs && !err; ++b) {
@@ -552,17 +758,20 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
             if (push_term(&L, &c, v, b, 0)) err = 1;
         }
     }
-    free(eb.a);
-    free(vb.a);
     if (err) {
         free(L.t);
         return CT_ENOMEM;
     }
     /* merge identical stencils */
-    if (L.n > 1) qsort(L.t, (size_t)L.n, sizeof *L.t, cmp_term);
+    long *perm = term_order(L.t, L.n);
+    if (!perm) {
+        free(L.t);
+        return CT_ENOMEM;
+    }
     if (cs->cap < L.n) {
         ct_collision *c = realloc(cs->c, (size_t)(L.n ? L.n : 1) * sizeof *c);
         if (!c) {
+            free(perm);
             free(L.t);
             return CT_ENOMEM;
         }
@@ -573,14 +782,16 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
     for (long i = 0; i < L.n;) {
         long j = i;
         double w = 0.0;
-        for (; j < L.n && cmp_term(&L.t[i], &L.t[j]) == 0; ++j) w += L.t[j].c.w;
+        const term *ti = &L.t[perm[i]];
+        for (; j < L.n && cmp_term(ti, &L.t[perm[j]]) == 0; ++j) w += L.t[perm[j]].c.w;
         if (w != 0.0) {
-            cs->c[cs->n] = L.t[i].c;
+            cs->c[cs->n] = ti->c;
             cs->c[cs->n].w = w;
             cs->n++;
         }
         i = j;
     }
+    free(perm);
     free(L.t);
     return CT_OK;
 }
@@ -658,19 +869,323 @@ void ct_collision_term_grad(const ct_collision *c, const ct_contact_mesh *cm, co
     }
 }
 
-/* PSD projection of a term Hessian H (n×n, n = m·dim, column-major) in the complement of the
- * translations. Every stencil except the half-space one is translation invariant (its distance
- * and mollifier depend on differences of positions only), so H vanishes on the dim translation
- * directions t_k = 1_m ⊗ e_k / √m and H = Q (QᵀHQ) Qᵀ for any orthonormal basis Q of their
- * complement. The projection of H onto the PSD cone keeps that invariance, so it equals
- * Q proj(QᵀHQ) Qᵀ: the eigen-decomposition runs on (m−1)·dim instead of m·dim unknowns (9 instead
- * of 12 for PT/EE, 6 for PE, 3 for PP: about 2.4× / 3.4× / 8× fewer flops). Q = h ⊗ I_dim with
- * the Helmert basis h_a (a = 1..m−1) of the vectors orthogonal to 1_m:
+/* ------------------------------------------------------------------------------------------ */
+/* per-term PSD projection                                                                      */
+
+/* The Hessian H of a term is replaced by its projection onto the PSD cone, Σ_{λ>0} λ z zᵀ (what
+ * ct_psd_project computes with LAPACK), in three steps.
+ *
+ * 1. Reduction (project_psd_reduced). Every stencil except the half-space one is translation
+ *    invariant (its distance and mollifier depend on differences of positions only), so H
+ *    vanishes on the translations 1_m ⊗ e_k and H = Q M Qᵀ with M = QᵀHQ for any orthonormal
+ *    basis Q of their complement; the projection keeps that invariance, so it is Q M⁺ Qᵀ with M⁺
+ *    the projection of M: r = (m−1)·dim unknowns instead of m·dim (9 instead of 12 for
+ *    point–triangle and edge–edge, 6 for point–edge, 3 for point–point in 3D).
+ *
+ * 2. Eigenvalues (small_psd_project). M (scaled by a power of 2 if its entries are far from 1 in
+ *    magnitude) is reduced to tridiagonal form T = Pᵀ M P by Householder reflections
+ *    P = P_0⋯P_{r−3} (kept as vectors; P is not formed). The inertia of T (Sturm sequence) tells
+ *    first whether M has an eigenvalue below the round-off band defined below; if not, M is kept
+ *    as it is (mollified edge–edge terms, for instance, are PSD). Otherwise the eigenvalues of T
+ *    are found by the implicit QL iteration with Wilkinson shifts (Golub & Van Loan, Matrix
+ *    Computations, 4th ed., §8.3; the EISPACK tred2/tql2 scheme of Wilkinson & Reinsch, Handbook
+ *    for Automatic Computation II, 1971), which does not accumulate eigenvectors but logs its
+ *    plane rotations G_1, …, G_R (R ≈ 25–40 for r = 9). An off-diagonal entry is neglected when
+ *    |e_i| ≤ ε‖T‖ (tql2's absolute test: the eigenvalues are then accurate to about ε‖M‖, all
+ *    that the rounding in H and in the reduction leaves anyway; a test relative to the
+ *    neighbouring diagonal entries spends about half of the rotations refining the
+ *    round-off-sized eigenvalues of these rank-deficient matrices).
+ *
+ * 3. Eigenvectors of the smaller side only. Eigenvalues within r·ε·‖T‖ of 0 are round-off and
+ *    may go to either side. With k₋ eigenvalues below that band and k₊ above it,
+ *        M⁺ = M − Σ_{λ<0} λ z zᵀ  if k₋ ≤ k₊,      M⁺ = Σ_{λ>0} λ z zᵀ  otherwise,
+ *    so only min(k₋, k₊) eigenvectors are formed (typically 2 of 9; 1 of 3 for point–point).
+ *    The eigenvector of T for the eigenvalue in position j is column j of G_1⋯G_R, i.e. e_j with
+ *    the logged rotations applied in reverse order (6 flops per rotation and vector instead of 6r
+ *    for all r vectors), and z = P z_T by the stored reflectors. These are the vectors the QL
+ *    iteration with accumulated eigenvectors would produce (the same rotations), orthonormal to
+ *    round-off also within clusters of equal eigenvalues, which do occur (a point–point term has a
+ *    double negative eigenvalue; edge–edge terms of aligned meshes have them too): unlike inverse
+ *    iteration (Parlett, The Symmetric Eigenvalue Problem, §4.3; LAPACK dstein) this needs no
+ *    reorthogonalisation and no residual check. If the QL iteration does not converge (or the
+ *    matrix is not finite), the projection falls back to LAPACK.
+ */
+enum { MAX_ROT = 256 };
+
+typedef struct {
+    double c, s;
+    int i;
+} plane_rot;
+
+/* Householder tridiagonalisation of the symmetric A (n×n column-major; the lower triangle is read
+ * and overwritten): d[0..n) receives the diagonal and e[0..n−1) the sub-diagonal (e[n−1] = 0) of
+ * T = P_{n−3}⋯P_0 A P_0⋯P_{n−3}, with P_k = I − τ_k u_k u_kᵀ; u_k (entries k+1..n−1) is stored in
+ * V[k·n + i] and τ_k in tau[k] (0 when P_k = I, the column being tridiagonal already). With
+ * x = A[k+1:, k], α = −sign(x₀)‖x‖ and u = x − α e₁, P_k x = α e₁ and τ = 2/‖u‖² = 1/(α(α − x₀))
+ * (the LAPACK dsytd2 scheme; Golub & Van Loan §8.3.1). */
+static void tridiagonalize(double *A, int n, double *V, double *tau, double *d, double *e)
+{
+    for (int k = 0; k + 2 < n; ++k) {
+        double *u = V + n * k, nrm2 = 0.0;
+        const double *x = A + n * k;
+        for (int i = k + 1; i < n; ++i) nrm2 += x[i] * x[i];
+        const double x0 = x[k + 1];
+        tau[k] = 0.0;
+        if (nrm2 - x0 * x0 == 0.0) continue;
+        const double alpha = x0 >= 0.0 ? -sqrt(nrm2) : sqrt(nrm2), t = 1.0 / (alpha * (alpha - x0));
+        u[k + 1] = x0 - alpha;
+        for (int i = k + 2; i < n; ++i) u[i] = x[i];
+        tau[k] = t;
+        /* trailing block B ← P B P = B − u wᵀ − w uᵀ with p = τ B u, w = p − (τ/2)(uᵀp) u */
+        double p[9], w[9], K = 0.0;
+        for (int j = k + 1; j < n; ++j) {
+            double s = A[j + n * j] * u[j];
+            for (int i = j + 1; i < n; ++i) s += A[i + n * j] * u[i];
+            p[j] = s;
+        }
+        for (int j = k + 1; j < n; ++j)
+            for (int i = j + 1; i < n; ++i) p[i] += A[i + n * j] * u[j];
+        for (int i = k + 1; i < n; ++i) {
+            p[i] *= t;
+            K += u[i] * p[i];
+        }
+        K *= 0.5 * t;
+        for (int i = k + 1; i < n; ++i) w[i] = p[i] - K * u[i];
+        for (int j = k + 1; j < n; ++j)
+            for (int i = j; i < n; ++i) A[i + n * j] -= u[i] * w[j] + w[i] * u[j];
+        A[(k + 1) + n * k] = alpha;
+    }
+    for (int i = 0; i < n; ++i) {
+        d[i] = A[i + n * i];
+        e[i] = i + 1 < n ? A[(i + 1) + n * i] : 0.0;
+    }
+}
+
+/* Norm ‖T‖_∞ of the symmetric tridiagonal matrix (d, e) (e[i] couples i and i+1, e[n−1] = 0). */
+static double tridiagonal_norm(const double *d, const double *e, int n)
+{
+    double t = 0.0;
+    for (int i = 0; i < n; ++i) {
+        const double row = fabs(d[i]) + fabs(e[i]) + (i > 0 ? fabs(e[i - 1]) : 0.0);
+        if (!(row <= t)) t = row; /* (a NaN propagates) */
+    }
+    return t;
+}
+
+/* Whether the tridiagonal (d, e) has an eigenvalue below sigma: the number of eigenvalues below σ
+ * is the number of negative pivots of the LDLᵀ factorisation of T − σI (Sylvester's law of
+ * inertia; the Sturm sequence recurrence, backward stable, Golub & Van Loan §8.4.1), so the first
+ * negative pivot decides. A zero pivot is replaced by a tiny negative one. */
+static int tridiagonal_has_eigenvalue_below(const double *d, const double *e, int n, double sigma)
+{
+    double q = 1.0;
+    for (int i = 0; i < n; ++i) {
+        q = d[i] - sigma - (i > 0 ? e[i - 1] * e[i - 1] / q : 0.0);
+        if (q < DBL_MIN) return 1;
+    }
+    return 0;
+}
+
+/* Eigenvalues of the symmetric tridiagonal matrix (d, e) by the implicit QL iteration: d is
+ * overwritten with them (unordered), e destroyed; off-diagonal entries below ε·tnorm are
+ * neglected. Rotation t of the log acts on the coordinates (i, i+1) of an eigenvector matrix Z
+ * as Z ← Z G_t with G_t = [c s; −s c] there. Returns the number of rotations, or -1 if the
+ * iteration did not converge (or the log is full). */
+static int tridiagonal_ql(double *d, double *e, int n, double tnorm, plane_rot *rot)
+{
+    const double tiny = DBL_EPSILON * tnorm;
+    int nrot = 0;
+    for (int l = 0; l < n; ++l) {
+        int iter = 0, m;
+        do {
+            for (m = l; m + 1 < n; ++m)
+                if (fabs(e[m]) <= tiny) break;
+            if (m == l) break;
+            if (++iter > 60 || nrot + (m - l) > MAX_ROT) return -1;
+            double g = (d[l + 1] - d[l]) / (2.0 * e[l]);
+            double r = sqrt(g * g + 1.0); /* magnitudes here are far from overflow: no hypot scaling */
+            g = d[m] - d[l] + e[l] / (g + (g >= 0.0 ? r : -r));
+            double sn = 1.0, cs = 1.0, p = 0.0;
+            int i, deflated = 0;
+            for (i = m - 1; i >= l; --i) {
+                double f = sn * e[i], b = cs * e[i];
+                r = sqrt(f * f + g * g);
+                e[i + 1] = r;
+                if (r == 0.0) { /* underflow: split the matrix here */
+                    d[i + 1] -= p;
+                    e[m] = 0.0;
+                    deflated = 1;
+                    break;
+                }
+                sn = f / r;
+                cs = g / r;
+                g = d[i + 1] - p;
+                r = (d[i] - g) * sn + 2.0 * cs * b;
+                p = sn * r;
+                d[i + 1] = g + p;
+                g = cs * r - b;
+                rot[nrot++] = (plane_rot){cs, sn, i};
+            }
+            if (deflated) continue;
+            d[l] -= p;
+            e[l] = g;
+            e[m] = 0.0;
+        } while (m != l);
+    }
+    return nrot;
+}
+
+/* PSD projection of a symmetric r×r matrix M (r ≤ 9, column-major, lower triangle read), as
+ * ct_psd_project; the result is exactly symmetric. See the comment at the top of this section. */
+static int small_psd_project(double *M, int r)
+{
+    double A[81], V[81], tau[9], d[9], e[9];
+    plane_rot rot[MAX_ROT];
+    /* The iteration squares entries: a matrix far from 1 in magnitude is scaled by a power of 2
+     * (exactly; the projection is positively homogeneous), away from underflow and overflow. */
+    double amax = 0.0;
+    for (int j = 0; j < r; ++j)
+        for (int i = j; i < r; ++i) {
+            const double a = M[i + r * j], b = fabs(a);
+            A[i + r * j] = a;
+            amax = b > amax ? b : amax;
+        }
+    int ex = 0;
+    if ((amax < 0x1p-300 && amax > 0.0) || (amax > 0x1p300 && amax <= DBL_MAX)) {
+        frexp(amax, &ex);
+        for (int j = 0; j < r; ++j)
+            for (int i = j; i < r; ++i) A[i + r * j] = ldexp(A[i + r * j], -ex);
+    }
+    tridiagonalize(A, r, V, tau, d, e);
+    const double tnorm = tridiagonal_norm(d, e, r), band = r * DBL_EPSILON * tnorm;
+    if (!isfinite(tnorm)) return ct_psd_project(M, r) == CT_OK ? 0 : -1; /* LAPACK's verdict */
+    if (tnorm == 0.0 || !tridiagonal_has_eigenvalue_below(d, e, r, -band)) { /* PSD to round-off: keep M */
+        for (int j = 0; j < r; ++j)
+            for (int i = j + 1; i < r; ++i) M[j + r * i] = M[i + r * j];
+        return 0;
+    }
+    const int nrot = tridiagonal_ql(d, e, r, tnorm, rot);
+    if (nrot < 0) return ct_psd_project(M, r) == CT_OK ? 0 : -1;
+    int kneg = 0, kpos = 0;
+    for (int k = 0; k < r; ++k) {
+        kneg += d[k] < -band;
+        kpos += d[k] > band;
+    }
+    /* the eigenvectors of the smaller side, Y[i·9 + q] the component i of vector q */
+    const int positive = kpos < kneg;
+    double Y[81], lam[9];
+    int nw = 0;
+    for (int k = 0; k < r; ++k)
+        if (positive ? d[k] > band : d[k] < -band) {
+            for (int i = 0; i < r; ++i) Y[i * 9 + nw] = i == k;
+            lam[nw++] = ex ? ldexp(d[k], ex) : d[k];
+        }
+    for (int t = nrot - 1; t >= 0; --t) { /* z_T = G_1⋯G_R e_k */
+        const double c = rot[t].c, s = rot[t].s;
+        double *y0 = Y + 9 * rot[t].i, *y1 = y0 + 9;
+        for (int q = 0; q < nw; ++q) {
+            const double a = y0[q], b = y1[q];
+            y0[q] = c * a + s * b;
+            y1[q] = c * b - s * a;
+        }
+    }
+    for (int k = r - 3; k >= 0; --k) { /* z = P_0⋯P_{r−3} z_T */
+        if (tau[k] == 0.0) continue;
+        const double *u = V + r * k;
+        for (int q = 0; q < nw; ++q) {
+            double t = 0.0;
+            for (int i = k + 1; i < r; ++i) t += u[i] * Y[i * 9 + q];
+            t *= tau[k];
+            for (int i = k + 1; i < r; ++i) Y[i * 9 + q] -= t * u[i];
+        }
+    }
+    /* lower triangle of M − Σ_{λ<0} λ z zᵀ or of Σ_{λ>0} λ z zᵀ, then mirrored */
+    for (int j = 0; j < r; ++j)
+        for (int i = j; i < r; ++i) {
+            double m = positive ? 0.0 : M[i + r * j];
+            for (int q = 0; q < nw; ++q) m += (positive ? lam[q] : -lam[q]) * Y[i * 9 + q] * Y[j * 9 + q];
+            M[i + r * j] = M[j + r * i] = m;
+        }
+    return 0;
+}
+
+/* The 4-vertex stencils in 3D (n = 12, r = 9): Q = S ⊗ I₃ / 2 with S the columns (1, 1, −1, −1),
+ * (1, −1, 1, −1), (1, −1, −1, 1) of the 4×4 Hadamard matrix (orthogonal, orthogonal to 1₄, norm 2),
+ * so that the products with Q are sums and differences (Walsh–Hadamard butterflies) and the
+ * factors 1/4 are exact. M = QᵀHQ (9×9), both triangles. */
+static void reduce_4x3(const double *H, double *M)
+{
+    double T[12 * 9]; /* T = H (S ⊗ I₃) */
+    for (int l = 0; l < 3; ++l) {
+        const double *x0 = H + 12 * l, *x1 = x0 + 36, *x2 = x1 + 36, *x3 = x2 + 36;
+        double *y1 = T + 12 * l, *y2 = y1 + 36, *y3 = y2 + 36;
+        for (int q = 0; q < 12; ++q) {
+            const double s01 = x0[q] + x1[q], s23 = x2[q] + x3[q], d01 = x0[q] - x1[q], d23 = x2[q] - x3[q];
+            y1[q] = s01 - s23;
+            y2[q] = d01 + d23;
+            y3[q] = d01 - d23;
+        }
+    }
+    for (int c = 0; c < 9; ++c) { /* M = (S ⊗ I₃)ᵀ T / 4 */
+        const double *t = T + 12 * c;
+        double *y = M + 9 * c;
+        for (int k = 0; k < 3; ++k) {
+            const double s01 = t[k] + t[3 + k], s23 = t[6 + k] + t[9 + k];
+            const double d01 = t[k] - t[3 + k], d23 = t[6 + k] - t[9 + k];
+            y[k] = 0.25 * (s01 - s23);
+            y[3 + k] = 0.25 * (d01 + d23);
+            y[6 + k] = 0.25 * (d01 - d23);
+        }
+    }
+}
+
+/* H = Q M Qᵀ (12×12) for the Q of reduce_4x3, M symmetric (both triangles); H is made exactly
+ * symmetric (upper triangle copied from the lower one). */
+static void expand_4x3(const double *M, double *H)
+{
+    double T[9 * 12]; /* T = M (S ⊗ I₃)ᵀ / 4 */
+    for (int l = 0; l < 3; ++l) {
+        const double *y1 = M + 9 * l, *y2 = y1 + 27, *y3 = y2 + 27;
+        double *x0 = T + 9 * l, *x1 = x0 + 27, *x2 = x1 + 27, *x3 = x2 + 27;
+        for (int q = 0; q < 9; ++q) {
+            const double a = 0.25 * y1[q], p = 0.25 * (y2[q] + y3[q]), d = 0.25 * (y2[q] - y3[q]);
+            x0[q] = a + p;
+            x1[q] = a - p;
+            x2[q] = d - a;
+            x3[q] = -(d + a);
+        }
+    }
+    for (int c = 0; c < 12; ++c) { /* H = (S ⊗ I₃) T */
+        const double *t = T + 9 * c;
+        double *x = H + 12 * c;
+        for (int k = 0; k < 3; ++k) {
+            const double a = t[k], p = t[3 + k] + t[6 + k], d = t[3 + k] - t[6 + k];
+            x[k] = a + p;
+            x[3 + k] = a - p;
+            x[6 + k] = d - a;
+            x[9 + k] = -(d + a);
+        }
+    }
+    for (int j = 0; j < 12; ++j)
+        for (int i = j + 1; i < 12; ++i) H[j + 12 * i] = H[i + 12 * j];
+}
+
+/* PSD projection of a translation-invariant term Hessian H (n×n, n = m·dim, column-major), see
+ * the comment at the top of this section. The 4-vertex stencils use the Hadamard basis of
+ * reduce_4x3; the others Q = h ⊗ I_dim with the Helmert basis h_a (a = 1..m−1) of the vectors
+ * orthogonal to 1_m:
  *     h_a(i) = 1/√(a(a+1)) for i < a,  −a/√(a(a+1)) for i = a,  0 for i > a.
  * (In floating point the computed H carries round-off-sized translation components, which this
  * drops; the result agrees with the full-size projection to round-off.) */
 static int project_psd_reduced(double *H, int m, int dim)
 {
+    double M[9 * 9];
+    if (m == 4 && dim == 3) {
+        reduce_4x3(H, M);
+        if (small_psd_project(M, 9) != 0) return -1;
+        expand_4x3(M, H);
+        return 0;
+    }
     const int n = m * dim, r = (m - 1) * dim;
     double h[4][3]; /* h[i][a-1] */
     for (int i = 0; i < m; ++i)
@@ -679,7 +1194,7 @@ static int project_psd_reduced(double *H, int m, int dim)
             h[i][a - 1] = i < a ? c : (i == a ? -a * c : 0.0);
         }
     /* T = H Q (n × r), M = Qᵀ T (r × r) */
-    double T[12 * 9], M[9 * 9];
+    double T[12 * 9];
     for (int b = 0; b < m - 1; ++b)
         for (int l = 0; l < dim; ++l) {
             double *Tc = T + (size_t)n * (b * dim + l);
@@ -697,7 +1212,7 @@ static int project_psd_reduced(double *H, int m, int dim)
                 for (int i = 0; i <= a + 1; ++i) v += h[i][a] * T[(i * dim + k) + (size_t)n * c];
                 M[(a * dim + k) + (size_t)r * c] = v;
             }
-    if (ct_psd_project(M, r) != CT_OK) return -1;
+    if (small_psd_project(M, r) != 0) return -1;
     /* H = Q M Qᵀ: T = Q M (n × r), then H = T Qᵀ */
     for (int c = 0; c < r; ++c)
         for (int i = 0; i < m; ++i)
@@ -729,23 +1244,35 @@ static int term_hessian(const ct_collision *c, const ct_contact_mesh *cm, const 
     double ps, pss;
     double psi = f(ctx, c, s, &ps, &pss);
     const int moll = c->kind == CT_COL_EE && c->eps_x > 0;
+    int bad = 0; /* a non-finite entry (LAPACK's result would be meaningless) */
     if (!moll) {
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < n; ++i) H[i + n * j] = c->w * (pss * gs[i] * gs[j] + ps * Hs[i + n * j]);
-    } else {
-        double gm[12], Hm[144];
-        double m = mollifier(c, x, gm, Hm);
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < n; ++i)
-                H[i + n * j] = c->w * (m * (pss * gs[i] * gs[j] + ps * Hs[i + n * j]) +
-                                       ps * (gs[i] * gm[j] + gm[i] * gs[j]) + psi * Hm[i + n * j]);
-    }
-    /* every finite entry is required (LAPACK's result would be meaningless otherwise) */
-    for (int k = 0; k < n * n; ++k)
-        if (!isfinite(H[k])) {
-            *status = CT_ELIB;
-            return n;
+        /* H = w ψ'' g gᵀ + w ψ' ∇²s */
+        const double a = c->w * pss, b = c->w * ps;
+        for (int j = 0; j < n; ++j) {
+            const double agj = a * gs[j];
+            for (int i = 0; i < n; ++i) {
+                const double h = agj * gs[i] + b * Hs[i + n * j];
+                bad |= !(fabs(h) <= DBL_MAX);
+                H[i + n * j] = h;
+            }
         }
+    } else {
+        /* H = w (m ψ'' g gᵀ + m ψ' ∇²s + ψ' (g ∇mᵀ + ∇m gᵀ) + ψ ∇²m) */
+        double gm[12], Hm[144];
+        const double m = mollifier(c, x, gm, Hm);
+        const double a = c->w * m * pss, b = c->w * m * ps, cg = c->w * ps, ch = c->w * psi;
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+                const double h = a * gs[i] * gs[j] + b * Hs[i + n * j] + cg * (gs[i] * gm[j] + gm[i] * gs[j]) +
+                                 ch * Hm[i + n * j];
+                bad |= !(fabs(h) <= DBL_MAX);
+                H[i + n * j] = h;
+            }
+    }
+    if (bad) {
+        *status = CT_ELIB;
+        return n;
+    }
     if (c->kind == CT_COL_PH) {
         if (ct_psd_project(H, n) != CT_OK) *status = CT_ELIB;
     } else if (project_psd_reduced(H, nv, cm->dim) != 0) {
@@ -804,15 +1331,24 @@ ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh
 {
     const int dim = cm->dim;
     if (cs->n == 0) return CT_OK;
-    /* Term i's (nv·dim)² entries go to H at off[i] (the order of ct_triplets_add_block, term after
-     * term), so the terms are evaluated in parallel straight into the triplet arrays: the result is
-     * the same as appending the blocks one by one, for any thread count. */
+    /* Term i's (nv·dim)² entries (with H->upper only those with row <= col) go to H at off[i]
+     * (the order of ct_triplets_add_block, term after term), so the terms are evaluated in
+     * parallel straight into the triplet arrays: the result is the same as appending the blocks
+     * one by one, for any thread count. */
     size_t *off = malloc(((size_t)cs->n + 1) * sizeof *off);
     if (!off) return CT_ENOMEM;
     off[0] = H->n;
     for (long i = 0; i < cs->n; ++i) {
-        size_t nd = (size_t)ct_collision_nverts(&cs->c[i]) * (size_t)dim;
-        off[i + 1] = off[i] + nd * nd;
+        const ct_collision *c = &cs->c[i];
+        const int nv = ct_collision_nverts(c);
+        size_t cnt = (size_t)(nv * dim) * (size_t)(nv * dim);
+        if (H->upper) { /* per vertex block: dim² above the diagonal, dim(dim+1)/2 on it, 0 below */
+            cnt = 0;
+            for (int a = 0; a < nv; ++a)
+                for (int b = 0; b < nv; ++b)
+                    cnt += c->v[a] < c->v[b] ? (size_t)(dim * dim) : c->v[a] == c->v[b] ? (size_t)(dim * (dim + 1) / 2) : 0;
+        }
+        off[i + 1] = off[i] + cnt;
     }
     ct_status st = ct_triplets_reserve(H, off[cs->n]);
     if (st != CT_OK) {
@@ -836,10 +1372,11 @@ ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh
             for (int j = 0; j < dim; ++j) {
                 const int col = c->v[b] * dim + j, lj = b * dim + j;
                 for (int a = 0; a < nv; ++a)
-                    for (int k = 0; k < dim; ++k, ++t) {
+                    for (int k = 0; k < dim; ++k) {
+                        if (H->upper && c->v[a] * dim + k > col) continue;
                         H->row[t] = c->v[a] * dim + k;
                         H->col[t] = col;
-                        H->val[t] = loc[(a * dim + k) + nd * lj];
+                        H->val[t++] = loc[(a * dim + k) + nd * lj];
                     }
             }
     }

@@ -196,16 +196,26 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
 ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
                               double eps, int threads, ct_triplets *H)
 {
-    /* Pair i with λ > 0 owns the (nv·dim)² triplets at off[i] (the order of appending the blocks
-     * one by one), so the blocks are computed in parallel straight into H: no per-call scratch of
-     * 144 doubles per pair, and the same triplets for any thread count. */
+    /* Pair i with λ > 0 owns the (nv·dim)² triplets at off[i] (only those with row <= col when
+     * H->upper; the order of appending the blocks one by one), so the blocks are computed in
+     * parallel straight into H: no per-call scratch of 144 doubles per pair, and the same
+     * triplets for any thread count. */
     size_t *off = malloc(((size_t)fs->n + 1) * sizeof *off);
     if (!off) return CT_ENOMEM;
     off[0] = H->n;
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
-        size_t nd = (size_t)ct_collision_nverts(&p->c) * (size_t)dim;
-        off[i + 1] = off[i] + (p->lambda > 0.0 ? nd * nd : 0);
+        const int nv = ct_collision_nverts(&p->c);
+        size_t cnt = 0;
+        if (p->lambda > 0.0) {
+            if (!H->upper) cnt = (size_t)(nv * dim) * (size_t)(nv * dim);
+            else
+                for (int b = 0; b < nv; ++b)
+                    for (int a = 0; a < nv; ++a)
+                        for (int j = 0; j < dim; ++j)
+                            for (int k = 0; k < dim; ++k) cnt += p->c.v[a] * dim + k <= p->c.v[b] * dim + j;
+        }
+        off[i + 1] = off[i] + cnt;
     }
     ct_status st = ct_triplets_reserve(H, off[fs->n]);
     if (st != CT_OK) {
@@ -249,10 +259,11 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
             for (int j = 0; j < dim; ++j) {
                 const int col = p->c.v[b] * dim + j, lj = b * dim + j;
                 for (int a = 0; a < nv; ++a)
-                    for (int k = 0; k < dim; ++k, ++t) {
+                    for (int k = 0; k < dim; ++k) {
+                        if (H->upper && p->c.v[a] * dim + k > col) continue;
                         H->row[t] = p->c.v[a] * dim + k;
                         H->col[t] = col;
-                        H->val[t] = Hl[(a * dim + k) + n * lj];
+                        H->val[t++] = Hl[(a * dim + k) + n * lj];
                     }
             }
     }

@@ -89,7 +89,16 @@ ct_status ct_linsolve_factor(ct_linsolve *ls, const ct_csc *A, int pattern_chang
         ls->t_analysis = 0.0;
     }
     double t0 = omp_get_wtime();
+    /* Debian's CHOLMOD (SuiteSparse 5) opens OpenMP regions of a compile-time 4 threads
+     * (CHOLMOD_OMP_NUM_THREADS) around small per-supernode loops, whatever OMP_NUM_THREADS
+     * says: on a 2-core machine 4 threads contend for 2 cores, and every region costs thread
+     * wake-ups (measured: 265 k context switches, factorization 2.2x slower at 23 k dofs).
+     * The numerical work is in BLAS (its own threads, OPENBLAS_NUM_THREADS), so those regions
+     * run serially here: no OpenMP region may become active during the factorization. */
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(0);
     int ok = cholmod_l_factorize(&S, ls->L, &ls->c);
+    omp_set_max_active_levels(levels);
     ls->t_factor = omp_get_wtime() - t0;
     ls->n_factorizations++;
     if (!ok || ls->c.status < CHOLMOD_OK)

@@ -61,6 +61,7 @@ ct_status ct_triplets_add_block(ct_triplets *t, const int *idx, int nv, int dim,
             int col = idx[b] * dim + j, lj = b * dim + j;
             for (int a = 0; a < nv; ++a)
                 for (int i = 0; i < dim; ++i) {
+                    if (t->upper && idx[a] * dim + i > col) continue;
                     t->row[t->n] = idx[a] * dim + i;
                     t->col[t->n] = col;
                     t->val[t->n] = H[(a * dim + i) + (size_t)nd * lj];

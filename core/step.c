@@ -127,8 +127,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     S->ccd_alpha_min = 1.0;
     S->min_distance = INFINITY;
     ct_assembly *as = &s->as;
-    ct_triplets Hc;
-    ct_triplets_init(&Hc);
+    ct_triplets *Hc = &as->hc; /* kept across steps: its pages stay mapped */
     ct_status st = CT_OK;
 
     /* lagged quantities and the predictor */
@@ -167,16 +166,17 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
                 ct_diag_add(diag, st, "step %d: model %s: gradient failed", s->step, s->model->name);
                 goto done;
             }
-            ct_triplets_clear(&Hc);
+            ct_triplets_clear(Hc);
+            Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
             double th = now();
-            if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, s->x, &Hc);
+            if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, s->x, Hc);
             S->t_contact += now() - th;
             if (st != CT_OK) {
                 ct_diag_add(diag, st, "step %d: model %s: hessian failed", s->step, s->model->name);
                 goto done;
             }
             double tloc = 0.0, tmap = 0.0;
-            st = ct_assembly_fill(as, s, s->q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, so->project_psd, &tloc, &tmap,
+            st = ct_assembly_fill(as, s, s->q, is_static(s) ? 0.0 : 1.0, w, Hc, w, so->project_psd, &tloc, &tmap,
                                   diag);
             if (st != CT_OK) goto done;
             S->t_projection += tloc;
@@ -304,7 +304,6 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
 done:
     S->n_analyses = ct_linsolve_analyses(s->ls);
     S->wall = now() - wall0;
-    ct_triplets_free(&Hc);
     return st;
 }
 
@@ -328,6 +327,7 @@ ct_status ct_sim_ip_hessian(ct_sim *s, const double *q, int project, const ct_cs
     ct_dofs_map(&s->dofs, q, x);
     ct_triplets Hc;
     ct_triplets_init(&Hc);
+    Hc.upper = s->dofs.identity;
     ct_status st = CT_OK;
     if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, x, &Hc);
     double w = pot_weight(s);

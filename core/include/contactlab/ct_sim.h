@@ -73,6 +73,7 @@ typedef struct ct_assembly {
     double *Hloc;               /* local elastic Hessians */
     int pattern_changed;        /* since the last factorization */
     ct_triplets tq;             /* scratch: model triplets mapped to q */
+    ct_triplets hc;             /* scratch: the model's Hessian triplets (kept across steps) */
     int *xfree;                 /* full-space dof -> free index (-1 fixed, -2 through J); lazily built */
 } ct_assembly;
 

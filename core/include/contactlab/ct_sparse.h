@@ -6,11 +6,15 @@
 #include "ct_status.h"
 
 /* A growable list of (row, col, value) entries; duplicates are summed on assembly.
- * Models add full symmetric blocks; the core keeps what it needs. */
+ * Models add full symmetric blocks; the core keeps what it needs. `upper` is set by the
+ * consumer of a symmetric matrix: 1 means it reads only the entries with row <= col, so a
+ * producer may leave out the others (ct_triplets_add_block does; the core sets it for model
+ * Hessians when x = q). clear() keeps it; init() sets it to 0. */
 typedef struct ct_triplets {
     int *row, *col;
     double *val;
     size_t n, cap;
+    int upper;
 } ct_triplets;
 
 void ct_triplets_init(ct_triplets *t);
@@ -19,7 +23,8 @@ void ct_triplets_clear(ct_triplets *t);
 ct_status ct_triplets_reserve(ct_triplets *t, size_t cap);
 ct_status ct_triplets_add(ct_triplets *t, int r, int c, double v);
 /* Add a dense symmetric block over vertices idx[0..nv) with `dim` components each:
- * H is (nv*dim) x (nv*dim) column-major, local dof a*dim+i maps to global idx[a]*dim+i. */
+ * H is (nv*dim) x (nv*dim) column-major, local dof a*dim+i maps to global idx[a]*dim+i.
+ * With t->upper only the entries with global row <= col are added. */
 ct_status ct_triplets_add_block(ct_triplets *t, const int *idx, int nv, int dim, const double *H);
 /* Append all entries of `src` (e.g. merge per-thread lists in a fixed order). */
 ct_status ct_triplets_append(ct_triplets *t, const ct_triplets *src);
