@@ -311,24 +311,41 @@ END_TEST
 
 /* ---- candidate reuse ---- */
 
-/* Runs 4 steps of a loaded 6×6 plate on a 5×5 plate (μ = 0.2) with the given bp_margin; returns
- * the positions (malloc'ed) and the proximity queries of the last step. */
-static double *plates_run(double margin, long *queries, int *nx)
+/* Runs 4 steps of a loaded 6×6 plate on a 5×5 plate (2D: 6 on 5 segments; μ = 0.2, a lateral
+ * push) with the given bp_margin; returns
+ * the positions (malloc'ed), the proximity queries and the max_step calls served from the
+ * proximity candidates in the last step. */
+static double *plates_run(int dim, double margin, long *queries, long *ccd_reused, int *nx)
 {
     char json[2048];
-    snprintf(json, sizeof json,
-             "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.04}, \"gravity\": [0, -9.81, 0],"
-             " \"solver\": {\"newton_tol\": 1e-6},"
-             " \"contact\": {\"model\": \"ipc\", \"dhat\": 1e-3, \"kappa\": 1e5, \"mu\": 0.2, \"bp_margin\": %g},"
-             " \"bodies\": ["
-             "  {\"name\": \"bottom\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.05, 1], \"cells\": [5, 1, 5],"
-             "   \"origin\": [0, -0.05, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e7, \"nu\": 0.4,"
-             "   \"density\": 1000}, \"fixed\": [{\"select\": {\"side\": \"-y\"}}]},"
-             "  {\"name\": \"top\", \"mesh\": {\"generator\": \"box\", \"size\": [0.8, 0.05, 0.8], \"cells\": [6, 1, 6],"
-             "   \"origin\": [0.1, 0.0005, 0.1]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e7, \"nu\": 0.4,"
-             "   \"density\": 1000}, \"loads\": [{\"select\": {\"side\": \"+y\"}, \"force\": [300, -3e4, 0],"
-             "   \"weight\": \"area\"}]}]}",
-             margin);
+    if (dim == 2)
+        snprintf(json, sizeof json,
+                 "{\"dim\": 2, \"time\": {\"dt\": 0.01, \"duration\": 0.04}, \"gravity\": [0, -9.81],"
+                 " \"solver\": {\"newton_tol\": 1e-6},"
+                 " \"contact\": {\"model\": \"ipc\", \"dhat\": 1e-3, \"kappa\": 1e5, \"mu\": 0.2, \"bp_margin\": %g},"
+                 " \"bodies\": ["
+                 "  {\"name\": \"bottom\", \"mesh\": {\"generator\": \"rect\", \"size\": [1, 0.05], \"cells\": [5, 1],"
+                 "   \"origin\": [0, -0.05]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e7, \"nu\": 0.4,"
+                 "   \"density\": 1000}, \"fixed\": [{\"select\": {\"side\": \"-y\"}}]},"
+                 "  {\"name\": \"top\", \"mesh\": {\"generator\": \"rect\", \"size\": [0.8, 0.05], \"cells\": [6, 1],"
+                 "   \"origin\": [0.1, 0.0005]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e7, \"nu\": 0.4,"
+                 "   \"density\": 1000}, \"loads\": [{\"select\": {\"side\": \"+y\"}, \"force\": [300, -3e4],"
+                 "   \"weight\": \"area\"}]}]}",
+                 margin);
+    else
+        snprintf(json, sizeof json,
+                 "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.04}, \"gravity\": [0, -9.81, 0],"
+                 " \"solver\": {\"newton_tol\": 1e-6},"
+                 " \"contact\": {\"model\": \"ipc\", \"dhat\": 1e-3, \"kappa\": 1e5, \"mu\": 0.2, \"bp_margin\": %g},"
+                 " \"bodies\": ["
+                 "  {\"name\": \"bottom\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.05, 1], \"cells\": [5, 1, 5],"
+                 "   \"origin\": [0, -0.05, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e7, \"nu\": 0.4,"
+                 "   \"density\": 1000}, \"fixed\": [{\"select\": {\"side\": \"-y\"}}]},"
+                 "  {\"name\": \"top\", \"mesh\": {\"generator\": \"box\", \"size\": [0.8, 0.05, 0.8], \"cells\": [6, 1, 6],"
+                 "   \"origin\": [0.1, 0.0005, 0.1]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e7, \"nu\": 0.4,"
+                 "   \"density\": 1000}, \"loads\": [{\"select\": {\"side\": \"+y\"}, \"force\": [300, -3e4, 0],"
+                 "   \"weight\": \"area\"}]}]}",
+                 margin);
     ct_scene sc;
     ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     ct_diag d;
@@ -338,31 +355,37 @@ static double *plates_run(double margin, long *queries, int *nx)
     ct_force_report fr;
     ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
     ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, sim->x, &fr), CT_OK);
-    *queries = -1;
-    for (int k = 0; k < fr.nscalars; ++k)
+    *queries = *ccd_reused = -1;
+    for (int k = 0; k < fr.nscalars; ++k) {
         if (strcmp(fr.scalar_names[k], "proximity_queries") == 0) *queries = (long)fr.scalars[k];
+        if (strcmp(fr.scalar_names[k], "ccd_from_proximity") == 0) *ccd_reused = (long)fr.scalars[k];
+    }
     ct_force_report_free(&fr);
-    *nx = sim->nx;
-    double *x = malloc((size_t)sim->nx * 3 * sizeof *x);
-    memcpy(x, sim->x, (size_t)sim->nx * 3 * sizeof *x);
+    *nx = sim->nx * dim;
+    double *x = malloc((size_t)sim->nx * dim * sizeof *x);
+    memcpy(x, sim->x, (size_t)sim->nx * dim * sizeof *x);
     free_sim(sim, &sc);
     return x;
 }
 
 /* Reusing the proximity candidates while every surface vertex stays within bp_margin·d̂/2 of
- * the query positions gives the same collision sets, hence bitwise the same trajectory, with
- * fewer broad-phase queries. */
+ * the query positions gives the same collision sets, and filtering them by the swept boxes the
+ * same CCD candidates, hence bitwise the same trajectory, with fewer broad-phase queries. */
 START_TEST(test_candidate_reuse)
 {
-    long q0, q1;
-    int n0, n1;
-    double *x0 = plates_run(0.0, &q0, &n0), *x1 = plates_run(1.0, &q1, &n1);
-    ck_assert_int_eq(n0, n1);
-    printf("candidate reuse: proximity queries in the last step %ld (bp_margin 0) vs %ld (bp_margin 1)\n", q0, q1);
-    ck_assert(q0 > 0 && q1 >= 0 && q1 < q0);
-    ck_assert(memcmp(x0, x1, (size_t)n0 * 3 * sizeof *x0) == 0);
-    free(x0);
-    free(x1);
+    for (int dim = 2; dim <= 3; ++dim) {
+        long q0, q1, r0, r1;
+        int n0, n1;
+        double *x0 = plates_run(dim, 0.0, &q0, &r0, &n0), *x1 = plates_run(dim, 1.0, &q1, &r1, &n1);
+        ck_assert_int_eq(n0, n1);
+        printf("candidate reuse, %dD: last step: proximity queries %ld (bp_margin 0) vs %ld (bp_margin 1); max_step "
+               "calls from proximity candidates %ld vs %ld\n", dim, q0, q1, r0, r1);
+        ck_assert(q0 > 0 && q1 >= 0 && q1 < q0);
+        ck_assert(r0 == 0 && r1 > 0);
+        ck_assert(memcmp(x0, x1, (size_t)n0 * sizeof *x0) == 0);
+        free(x0);
+        free(x1);
+    }
 }
 END_TEST
 

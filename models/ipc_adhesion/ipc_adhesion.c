@@ -15,6 +15,7 @@
 #include "contactlab/ct_friction.h"
 #include "contactlab/ct_model.h"
 
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -52,7 +53,8 @@ static const ct_param_spec ipc_params[] = {
                        "auto κ = kappa_scale × min Young's modulus of the bodies", 0},
     [P_BP_MARGIN] = {"bp_margin", CT_PARAM_REAL, 1.0, "", 0, INFINITY, 0, NULL,
                      "proximity candidates are queried within (1 + bp_margin)·d̂ and reused until a surface "
-                     "vertex moves bp_margin·d̂/2 (0: a new query at every new x; same collision sets either way)",
+                     "vertex moves bp_margin·d̂/2; max_step filters them by swept boxes while the sweep stays within "
+                     "(1 + bp_margin)·d̂/2 (0: new queries every time; same results either way)",
                      0},
     [P_NPARAMS] = {NULL},
 };
@@ -83,8 +85,9 @@ typedef struct ipc_state {
     /* statistics */
     double t_bp, t_ccd, t_pairs;
     double prev_min_dist;
-    const char *scalar_names[4];
-    long n_queries; /* proximity broad-phase queries this step */
+    const char *scalar_names[5];
+    long n_queries;    /* proximity broad-phase queries this step */
+    long n_ccd_reused; /* max_step calls served from the proximity candidates this step */
 } ipc_state;
 
 static double now(void)
@@ -187,6 +190,7 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     st->scalar_names[1] = "min_distance";
     st->scalar_names[2] = "friction_pairs";
     st->scalar_names[3] = "proximity_queries";
+    st->scalar_names[4] = "ccd_from_proximity";
     return CT_OK;
 }
 
@@ -254,6 +258,7 @@ static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
     ipc_state *st = p;
     st->t_bp = st->t_ccd = st->t_pairs = 0.0;
     st->n_queries = 0;
+    st->n_ccd_reused = 0;
     memcpy(st->x_step0, c->x_prev, (size_t)st->nx * st->dim * sizeof(double));
     return lag_friction(st, c, c->x_prev);
 }
@@ -297,6 +302,92 @@ static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
     return s;
 }
 
+/* ---- CCD candidates from the proximity candidates ----
+ * The swept-box query of max_step (boxes of x -> x + dx, not inflated) returns the pairs whose
+ * swept boxes overlap. If no surface vertex gets farther than r/2 from x_bp during the sweep
+ * (r = d̂ + bp_margin, the inflation of the proximity query at x_bp), two overlapping swept boxes
+ * come from primitives whose boxes at x_bp are within r of each other, so the pair is a
+ * proximity candidate: filtering those by the same swept-box test (same bounds, same two-ulp
+ * widening, same closed overlap test as core/broadphase.c and core/bvh.c) gives the same sorted
+ * list as a new query, hence the same step size, without building trees. */
+static int sweep_within_margin(const ipc_state *st, const ct_surface *s, const double *x, const double *dx)
+{
+    if (!st->bp_valid || !(st->bp_margin > 0.0)) return 0; /* bp_margin = 0: always a new query */
+    const double lim = 0.49 * (st->dhat + st->bp_margin); /* < r/2: room for rounding */
+    const int dim = st->dim;
+    for (int i = 0; i < s->nbv; ++i) {
+        const size_t v = (size_t)s->bverts[i] * (size_t)dim;
+        double a = 0.0, b = 0.0;
+        for (int k = 0; k < dim; ++k) {
+            a += (x[v + k] - st->x_bp[v + k]) * (x[v + k] - st->x_bp[v + k]);
+            b += dx[v + k] * dx[v + k];
+        }
+        if (!(sqrt(a) + sqrt(b) <= lim)) return 0;
+    }
+    return 1;
+}
+
+/* The swept box of n vertices, bounds widened by two ulps outward (as core/broadphase.c). */
+static void swept_box(int dim, const double *x, const double *dx, const int *v, int n, double *lo, double *hi)
+{
+    for (int c = 0; c < dim; ++c) lo[c] = HUGE_VAL, hi[c] = -HUGE_VAL;
+    for (int k = 0; k < n; ++k)
+        for (int c = 0; c < dim; ++c) {
+            const double a = x[(size_t)dim * v[k] + c], e = a + dx[(size_t)dim * v[k] + c];
+            const double mn = a < e ? a : e, mx = a > e ? a : e; /* not fmin/fmax: libm calls */
+            lo[c] = mn < lo[c] ? mn : lo[c];
+            hi[c] = mx > hi[c] ? mx : hi[c];
+        }
+    for (int c = 0; c < dim; ++c) {
+        lo[c] -= 2.0 * DBL_EPSILON * fabs(lo[c]);
+        hi[c] += 2.0 * DBL_EPSILON * fabs(hi[c]);
+    }
+}
+
+static int swept_overlap(int dim, const double *x, const double *dx, const int *va, int na, const int *vb, int nb)
+{
+    double la[3], ha[3], lb[3], hb[3];
+    swept_box(dim, x, dx, va, na, la, ha);
+    swept_box(dim, x, dx, vb, nb, lb, hb);
+    for (int c = 0; c < dim; ++c)
+        if (!(la[c] <= hb[c] && lb[c] <= ha[c])) return 0;
+    return 1;
+}
+
+static ct_status filter_swept(const ct_pair_list *in, ct_pair_list *out, const ct_surface *s, int dim, int kind,
+                              const double *x, const double *dx)
+{
+    out->n = 0;
+    if (ct_pair_list_reserve(out, in->n) != CT_OK) return CT_ENOMEM;
+    for (long i = 0; i < in->n; ++i) {
+        const int a = in->ij[2 * i], b = in->ij[2 * i + 1];
+        int keep;
+        if (kind == 0) keep = swept_overlap(dim, x, dx, &a, 1, s->faces + 3 * (size_t)b, 3); /* vertex–face */
+        else if (kind == 1) keep = swept_overlap(dim, x, dx, s->edges + 2 * (size_t)a, 2, s->edges + 2 * (size_t)b, 2);
+        else keep = swept_overlap(dim, x, dx, &a, 1, s->edges + 2 * (size_t)b, 2); /* 2D vertex–edge */
+        if (keep) {
+            out->ij[2 * out->n] = a;
+            out->ij[2 * out->n + 1] = b;
+            out->n++;
+        }
+    }
+    return CT_OK;
+}
+
+static ct_status ccd_from_proximity(ipc_state *st, const ct_surface *s, const double *x, const double *dx,
+                                    ct_candidates *cc)
+{
+    ct_status r = CT_OK;
+    if (st->dim == 3) {
+        r = filter_swept(&st->cand.vf, &cc->vf, s, 3, 0, x, dx);
+        if (r == CT_OK) r = filter_swept(&st->cand.ee, &cc->ee, s, 3, 1, x, dx);
+    } else {
+        r = filter_swept(&st->cand.ve, &cc->ve, s, 2, 2, x, dx);
+    }
+    st->n_ccd_reused++;
+    return r;
+}
+
 /* Largest safe step along dx: ACCD on the swept candidates, closed form for half-spaces. */
 static ct_status ipc_max_step(void *p, const ct_step_ctx *c, const double *x, const double *dx, double *alpha)
 {
@@ -305,7 +396,8 @@ static ct_status ipc_max_step(void *p, const ct_step_ctx *c, const double *x, co
     const ct_surface *s = c->surf;
     double t0 = now();
     ct_candidates *cc = &st->ccd_cand;
-    ct_status rs = ct_broadphase_ccd(s, x, dx, st->movable, 0.0, c->threads, cc);
+    ct_status rs = sweep_within_margin(st, s, x, dx) ? ccd_from_proximity(st, s, x, dx, cc)
+                                                    : ct_broadphase_ccd(s, x, dx, st->movable, 0.0, c->threads, cc);
     double t1 = now();
     st->t_bp += t1 - t0;
     if (rs != CT_OK) return rs;
@@ -452,10 +544,10 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
         ct_friction_term_grad(&st->fs.p[i], st->dim, x, st->x_step0, eps, g);
         report_term(out, st, &st->fs.p[i].c, g, CT_FORCE_FRICTION);
     }
-    int ns = out->nscalars < 4 ? out->nscalars : 4;
+    int ns = out->nscalars < 5 ? out->nscalars : 5;
     out->nscalars = ns;
-    double vals[4] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)st->fs.n,
-                      (double)st->n_queries};
+    double vals[5] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)st->fs.n,
+                      (double)st->n_queries, (double)st->n_ccd_reused};
     for (int k = 0; k < ns; ++k) {
         out->scalar_names[k] = st->scalar_names[k];
         out->scalars[k] = vals[k];
