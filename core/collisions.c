@@ -12,10 +12,13 @@
  * vertices = 1 copy of b(d). Terms with the same stencil are merged by summing weights.
  *
  * Evaluation: per-term energies, gradients and PSD-projected Hessian blocks in parallel, in
- * deterministic order. The projection of a translation-invariant term works in the complement of
- * the translations ((m−1)·dim unknowns) with an inline symmetric eigensolver (Householder
- * tridiagonalization + implicit QL, Golub & Van Loan §8.3) that forms only the eigenvectors of
- * the smaller side of the spectrum (see "per-term PSD projection" below).
+ * deterministic order. The Hessian of a point–point, point–line, point–plane or line–line term
+ * is formed in factored form U C Uᵀ of rank ≤ 5 from the envelope theorem and projected through
+ * an eigenproblem of size ≤ 5 (see "factored barrier Hessians" below); the others (mollified
+ * edge–edge, half-space, degenerate cases) are projected in the complement of the translations
+ * ((m−1)·dim unknowns) with an inline symmetric eigensolver (Householder tridiagonalization +
+ * implicit QL, Golub & Van Loan §8.3) that forms only the eigenvectors of the smaller side of
+ * the spectrum (see "per-term PSD projection" below).
  */
 #include "contactlab/ct_collisions.h"
 
@@ -1234,16 +1237,214 @@ static int project_psd_reduced(double *H, int m, int dim)
     return 0;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* factored barrier Hessians of the distance-type stencils                                      */
+
+/* For the point–point, point–line, point–plane and line–line stencils (kinds PP, PE, PT and the
+ * unmollified EE, whose distance types are the unconstrained ones), the squared distance is
+ *     s(x) = min_β L(x, β),   L = |r|²,   r(x, β) = Σ_i c_i(β) x_i,
+ * with coefficients c_i affine in the k closest-point parameters β (k = 0, 1, 2):
+ *     PP  r = x_0 − x_1                                  c = (1, −1)
+ *     PE  r = p − (1−t) a − t b                          c = (1, −(1−t), −t),              ∂c/∂t = (0, 1, −1)
+ *     PT  r = p − (1−β₁−β₂) x_1 − β₁ x_2 − β₂ x_3          c = (1, −(1−β₁−β₂), −β₁, −β₂),  ∂c/∂β₁ = (0, 1, −1, 0),
+ *                                                                                           ∂c/∂β₂ = (0, 1, 0, −1)
+ *     EE  r = (1−α) a_0 + α a_1 − (1−β) b_0 − β b_1       c = (1−α, α, −(1−β), −β),        ∂c/∂α = (−1, 1, 0, 0),
+ *                                                                                           ∂c/∂β = (0, 0, 1, −1).
+ * With J = ∂r/∂x = (c_i I) (dim × n), E_j = ∂r/∂β_j = Σ_i (∂c_i/∂β_j) x_i and G = EᵀE (k × k), the
+ * minimiser satisfies Eᵀr = 0, and the envelope theorem gives ∇s = 2Jᵀr and
+ *     ∇²s = L_xx − L_xβ L_ββ⁻¹ L_βx = 2JᵀJ − 2 K G⁻¹ Kᵀ,   K_j = ∂(E_jᵀ r)/∂x = Jᵀ E_j + V_j,
+ * where V_j has the blocks (∂c_i/∂β_j) r. A term w ψ(s) therefore has the Hessian
+ *     H = w (ψ'' ∇s ∇sᵀ + ψ' ∇²s) = U C Uᵀ,   U = [Jᵀ | V̂]   (n × (dim + k)),  V̂ = V / |r|,
+ *     C = w [ 4ψ'' r rᵀ + 2ψ' (I − E G⁻¹ Eᵀ)    −2ψ' |r| E G⁻¹ ]
+ *           [ −2ψ' |r| G⁻¹ Eᵀ                     −2ψ' |r|² G⁻¹  ],
+ * a matrix of rank ≤ dim + k (5 of 12 for PT and EE, 4 of 9 for PE, 3 of 6 for PP). The Gram
+ * matrix of U is known in closed form, Γ = [ (Σc_i²) I   (Σ c_i ∂c_i/∂β) r̂ ; ·   (Σ ∂c_i/∂β_j ∂c_i/∂β_l) ],
+ * and with Γ = L Lᵀ (Cholesky) the columns of Y = U L⁻ᵀ are orthonormal, H = Y S Yᵀ with
+ * S = Lᵀ C L, and the PSD projection of H is Y S⁺ Yᵀ: an eigenproblem of size ≤ 5 instead of
+ * 9 (and no 12×12 Hessian of the distance). The closest-point vector r is taken along the
+ * normal n̂ ∝ E₁ × E₂ for PT and EE (r = (r₀·n̂) n̂, accurate to round-off relative to |r| even
+ * when |r| ≪ the edge lengths). Degenerate input (r = 0, G or Γ not safely positive definite,
+ * a non-finite value) returns −1 and the caller uses the general path. */
+static int envelope_hessian(const ct_collision *c, const double *x, int dim, double ps, double pss, double *H)
+{
+    const int m = ct_collision_nverts(c), n = m * dim;
+    double cf[4], dc[2][4];
+    int k;
+    const double *P[4];
+    for (int i = 0; i < m; ++i) P[i] = x + (size_t)dim * (size_t)c->v[i];
+    /* r₀ = r(β = 0), E_j, then β from G β = −Eᵀ r₀ */
+    double r[3] = {0, 0, 0}, E[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    switch (c->kind) {
+    case CT_COL_PP:
+        k = 0;
+        for (int d = 0; d < dim; ++d) r[d] = P[0][d] - P[1][d];
+        cf[0] = 1.0, cf[1] = -1.0;
+        break;
+    case CT_COL_PE:
+        k = 1;
+        for (int d = 0; d < dim; ++d) r[d] = P[0][d] - P[1][d], E[0][d] = P[1][d] - P[2][d];
+        dc[0][0] = 0.0, dc[0][1] = 1.0, dc[0][2] = -1.0;
+        break;
+    case CT_COL_PT:
+        k = 2;
+        for (int d = 0; d < 3; ++d)
+            r[d] = P[0][d] - P[1][d], E[0][d] = P[1][d] - P[2][d], E[1][d] = P[1][d] - P[3][d];
+        dc[0][0] = 0.0, dc[0][1] = 1.0, dc[0][2] = -1.0, dc[0][3] = 0.0;
+        dc[1][0] = 0.0, dc[1][1] = 1.0, dc[1][2] = 0.0, dc[1][3] = -1.0;
+        break;
+    default: /* CT_COL_EE */
+        k = 2;
+        for (int d = 0; d < 3; ++d)
+            r[d] = P[0][d] - P[2][d], E[0][d] = P[1][d] - P[0][d], E[1][d] = P[2][d] - P[3][d];
+        dc[0][0] = -1.0, dc[0][1] = 1.0, dc[0][2] = 0.0, dc[0][3] = 0.0;
+        dc[1][0] = 0.0, dc[1][1] = 0.0, dc[1][2] = 1.0, dc[1][3] = -1.0;
+        break;
+    }
+    double G[2][2] = {{0, 0}, {0, 0}}, Gi[2][2] = {{0, 0}, {0, 0}}, beta[2] = {0, 0};
+    if (k > 0) {
+        double b[2] = {0, 0};
+        for (int j = 0; j < k; ++j) {
+            for (int l = 0; l < k; ++l)
+                for (int d = 0; d < dim; ++d) G[j][l] += E[j][d] * E[l][d];
+            for (int d = 0; d < dim; ++d) b[j] -= E[j][d] * r[d];
+        }
+        if (k == 1) {
+            if (!(G[0][0] > 0.0)) return -1;
+            Gi[0][0] = 1.0 / G[0][0];
+        } else {
+            const double det = G[0][0] * G[1][1] - G[0][1] * G[1][0];
+            if (!(det > 1e-12 * G[0][0] * G[1][1])) return -1; /* (near-)parallel: general path */
+            Gi[0][0] = G[1][1] / det, Gi[1][1] = G[0][0] / det, Gi[0][1] = Gi[1][0] = -G[0][1] / det;
+        }
+        for (int j = 0; j < k; ++j) beta[j] = Gi[j][0] * b[0] + (k > 1 ? Gi[j][1] * b[1] : 0.0);
+        if (k == 2) { /* r = (r₀·n̂) n̂ */
+            double nv[3] = {E[0][1] * E[1][2] - E[0][2] * E[1][1], E[0][2] * E[1][0] - E[0][0] * E[1][2],
+                            E[0][0] * E[1][1] - E[0][1] * E[1][0]};
+            const double nn = nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2];
+            const double t = (r[0] * nv[0] + r[1] * nv[1] + r[2] * nv[2]) / nn;
+            for (int d = 0; d < 3; ++d) r[d] = t * nv[d];
+        } else {
+            for (int d = 0; d < dim; ++d) r[d] += beta[0] * E[0][d];
+        }
+        /* c(β) = c(0) + Σ_j β_j ∂c/∂β_j */
+        if (c->kind == CT_COL_PE) cf[0] = 1.0, cf[1] = -1.0 + beta[0], cf[2] = -beta[0];
+        else if (c->kind == CT_COL_PT)
+            cf[0] = 1.0, cf[1] = -1.0 + beta[0] + beta[1], cf[2] = -beta[0], cf[3] = -beta[1];
+        else cf[0] = 1.0 - beta[0], cf[1] = beta[0], cf[2] = -1.0 + beta[1], cf[3] = -beta[1];
+    }
+    double rn = 0.0;
+    for (int d = 0; d < dim; ++d) rn += r[d] * r[d];
+    rn = sqrt(rn);
+    if (!(rn > 0.0) || !(rn <= DBL_MAX)) return -1;
+    double rh[3];
+    for (int d = 0; d < dim; ++d) rh[d] = r[d] / rn;
+    const int nb = dim + k;
+    /* C (nb × nb, column-major) */
+    double C[25], EGi[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int d = 0; d < dim; ++d)
+        for (int j = 0; j < k; ++j)
+            for (int l = 0; l < k; ++l) EGi[d][j] += E[l][d] * Gi[l][j];
+    for (int a = 0; a < dim; ++a)
+        for (int b = 0; b < dim; ++b) {
+            double p = a == b ? 1.0 : 0.0;
+            for (int j = 0; j < k; ++j) p -= EGi[a][j] * E[j][b];
+            C[a + nb * b] = c->w * (4.0 * pss * r[a] * r[b] + 2.0 * ps * p);
+        }
+    for (int j = 0; j < k; ++j) {
+        for (int a = 0; a < dim; ++a) C[a + nb * (dim + j)] = C[(dim + j) + nb * a] = -2.0 * c->w * ps * rn * EGi[a][j];
+        for (int l = 0; l < k; ++l) C[(dim + j) + nb * (dim + l)] = -2.0 * c->w * ps * rn * rn * Gi[j][l];
+    }
+    /* Γ and its Cholesky factor L (lower, column-major) */
+    double L[25] = {0};
+    double cc = 0.0;
+    for (int i = 0; i < m; ++i) cc += cf[i] * cf[i];
+    for (int a = 0; a < dim; ++a) L[a + nb * a] = cc;
+    for (int j = 0; j < k; ++j) {
+        double cd = 0.0;
+        for (int i = 0; i < m; ++i) cd += cf[i] * dc[j][i];
+        for (int a = 0; a < dim; ++a) L[(dim + j) + nb * a] = cd * rh[a];
+        for (int l = 0; l <= j; ++l) {
+            double dd = 0.0;
+            for (int i = 0; i < m; ++i) dd += dc[j][i] * dc[l][i];
+            L[(dim + j) + nb * (dim + l)] = dd;
+        }
+    }
+    for (int j = 0; j < nb; ++j) {
+        double djj = L[j + nb * j];
+        for (int q = 0; q < j; ++q) djj -= L[j + nb * q] * L[j + nb * q];
+        if (!(djj > 1e-8 * L[j + nb * j])) return -1; /* Γ's columns nearly dependent */
+        const double ljj = sqrt(djj);
+        L[j + nb * j] = ljj;
+        for (int i = j + 1; i < nb; ++i) {
+            double v = L[i + nb * j];
+            for (int q = 0; q < j; ++q) v -= L[i + nb * q] * L[j + nb * q];
+            L[i + nb * j] = v / ljj;
+        }
+    }
+    /* S = Lᵀ C L */
+    double CL[25], S[25];
+    for (int b = 0; b < nb; ++b)
+        for (int a = 0; a < nb; ++a) {
+            double v = 0.0;
+            for (int q = b; q < nb; ++q) v += C[a + nb * q] * L[q + nb * b];
+            CL[a + nb * b] = v;
+        }
+    for (int b = 0; b < nb; ++b)
+        for (int a = b; a < nb; ++a) {
+            double v = 0.0;
+            for (int q = a; q < nb; ++q) v += L[q + nb * a] * CL[q + nb * b];
+            S[a + nb * b] = S[b + nb * a] = v;
+        }
+    for (int q = 0; q < nb * nb; ++q)
+        if (!(fabs(S[q]) <= DBL_MAX)) return -1;
+    if (small_psd_project(S, nb) != 0) return -1;
+    /* Yᵀ = L⁻¹ Uᵀ, column by column of Uᵀ (row q = vertex i, coordinate d of U) */
+    double Y[12 * 5];
+    for (int i = 0; i < m; ++i)
+        for (int d = 0; d < dim; ++d) {
+            double u[5];
+            for (int a = 0; a < dim; ++a) u[a] = a == d ? cf[i] : 0.0;
+            for (int j = 0; j < k; ++j) u[dim + j] = dc[j][i] * rh[d];
+            double *y = Y + (size_t)nb * (i * dim + d); /* y = L⁻¹ u */
+            for (int a = 0; a < nb; ++a) {
+                double v = u[a];
+                for (int q = 0; q < a; ++q) v -= L[a + nb * q] * y[q];
+                y[a] = v / L[a + nb * a];
+            }
+        }
+    /* H = Y S⁺ Yᵀ (both triangles, exactly symmetric) */
+    double Z[12 * 5]; /* Z row p = S⁺ y_p */
+    for (int p = 0; p < n; ++p)
+        for (int a = 0; a < nb; ++a) {
+            double v = 0.0;
+            for (int q = 0; q < nb; ++q) v += S[a + nb * q] * Y[nb * p + q];
+            Z[nb * p + a] = v;
+        }
+    for (int b = 0; b < n; ++b)
+        for (int a = b; a < n; ++a) {
+            double v = 0.0;
+            for (int q = 0; q < nb; ++q) v += Y[nb * a + q] * Z[nb * b + q];
+            H[a + n * b] = H[b + n * a] = v;
+        }
+    return 0;
+}
+
 /* Local Hessian (n×n column-major, n = stencil dofs), PSD-projected. Returns n. */
 static int term_hessian(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs, const double *x,
                         ct_density_fn f, const void *ctx, double *H, int *status)
 {
     const int nv = ct_collision_nverts(c), n = nv * cm->dim;
+    const int moll = c->kind == CT_COL_EE && c->eps_x > 0;
+    double ps, pss;
+    if (!moll && (c->kind == CT_COL_PP || (c->kind == CT_COL_PE && c->type == CT_PE_P_E) ||
+                  (c->kind == CT_COL_PT && c->type == CT_PT_P_T) || (c->kind == CT_COL_EE && c->type == CT_EE_A_B))) {
+        const double s = ct_collision_d2(c, cm, obs, x, NULL, NULL);
+        f(ctx, c, s, &ps, &pss);
+        if (envelope_hessian(c, x, cm->dim, ps, pss, H) == 0) return n;
+    }
     double gs[12], Hs[144];
     double s = ct_collision_d2(c, cm, obs, x, gs, Hs);
-    double ps, pss;
     double psi = f(ctx, c, s, &ps, &pss);
-    const int moll = c->kind == CT_COL_EE && c->eps_x > 0;
     int bad = 0; /* a non-finite entry (LAPACK's result would be meaningless) */
     if (!moll) {
         /* H = w ψ'' g gᵀ + w ψ' ∇²s */
