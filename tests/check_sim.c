@@ -572,6 +572,154 @@ START_TEST(test_restart_continues)
 }
 END_TEST
 
+/* ---- contact Hessian mapping: the slot cache gives bitwise the matrix of a plain sum ---- */
+#include "assemble.h"
+
+static unsigned cache_rng(unsigned *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+/* n triplets over element stencils (inside the base pattern) and, one in far_every, over
+ * arbitrary vertex pairs (outside it: pattern growth); both triangles and fixed dofs occur. */
+static void cache_triplets(const ct_sim *sim, ct_triplets *T, size_t n, unsigned seed, int far_every)
+{
+    ct_triplets_clear(T);
+    unsigned s = seed;
+    const int nv = sim->dim + 1;
+    for (size_t k = 0; k < n; ++k) {
+        int va, vb;
+        if (far_every && k % (size_t)far_every == 0) {
+            va = (int)(cache_rng(&s) % (unsigned)sim->nq);
+            vb = (int)(cache_rng(&s) % (unsigned)sim->nq);
+        } else {
+            const int *v = sim->el.elem + (size_t)(cache_rng(&s) % (unsigned)sim->el.ne) * nv;
+            va = v[cache_rng(&s) % (unsigned)nv];
+            vb = v[cache_rng(&s) % (unsigned)nv];
+        }
+        const int r = va * sim->dim + (int)(cache_rng(&s) % 3u), c = vb * sim->dim + (int)(cache_rng(&s) % 3u);
+        ck_assert_int_eq(ct_triplets_add(T, r, c, ((int)(cache_rng(&s) % 2001u) - 1000) / 997.0), CT_OK);
+    }
+}
+
+static void cache_values(ct_triplets *T, unsigned seed)
+{
+    unsigned s = seed;
+    for (size_t k = 0; k < T->n; ++k) T->val[k] = ((int)(cache_rng(&s) % 2001u) - 1000) / 991.0;
+}
+
+/* A against E = base + the triplets summed in order (dense, free dofs, upper triangle):
+ * every stored entry bitwise equal, every entry of E that received something stored. */
+static void cache_check(const ct_sim *sim, const ct_csc *A, const double *base, const ct_triplets *T, double w)
+{
+    const int nf = sim->as.nfree;
+    const int *fi = sim->as.free_index;
+    double *E = malloc((size_t)nf * nf * sizeof *E);
+    unsigned char *hit = calloc((size_t)nf * nf, 1);
+    ck_assert(E && hit);
+    memcpy(E, base, (size_t)nf * nf * sizeof *E);
+    for (size_t k = 0; k < T->n; ++k) {
+        const int r = fi[T->row[k]], c = fi[T->col[k]];
+        if (r < 0 || c < 0 || r > c) continue;
+        E[r + (size_t)nf * c] += w * T->val[k];
+        hit[r + (size_t)nf * c] = 1;
+    }
+    for (int c = 0; c < A->ncol; ++c)
+        for (int k = A->colptr[c]; k < A->colptr[c + 1]; ++k)
+            ck_assert_int_eq(memcmp(&A->val[k], &E[A->rowind[k] + (size_t)nf * c], sizeof(double)), 0);
+    for (int c = 0; c < nf; ++c)
+        for (int r = 0; r <= c; ++r)
+            if (hit[r + (size_t)nf * c]) ck_assert_int_ge(ct_csc_find(A, r, c), 0);
+    free(E);
+    free(hit);
+}
+
+/* The same triplets through a freshly built assembly (nothing cached) must match too. */
+static void cache_check_fresh(ct_sim *sim, const double *base, const ct_triplets *T, double w)
+{
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_assembly fresh;
+    ck_assert_int_eq(ct_assembly_build(&fresh, sim, &d), CT_OK);
+    ck_assert_int_eq(ct_assembly_fill(&fresh, sim, sim->q, 1.0, 1e-4, T, w, 0, NULL, NULL, &d), CT_OK);
+    ck_assert_int_eq(fresh.cm_hits, 0);
+    cache_check(sim, &fresh.A, base, T, w);
+    ct_assembly_free(&fresh);
+    ct_diag_free(&d);
+}
+
+START_TEST(test_contact_slot_cache)
+{
+    char j[2048];
+    bar_scene(j, sizeof j, "");
+    for (int nth = 1; nth <= 2; ++nth) {
+        omp_set_num_threads(nth);
+        ct_scene sc;
+        ct_sim *sim = ct_test_make_sim(&sc, j, NULL);
+        ck_assert_int_eq(sim->dofs.identity, 1);
+        ct_assembly *as = &sim->as;
+        const int nf = as->nfree;
+        ct_diag d;
+        ct_diag_init(&d);
+        /* the base matrix (mass + elasticity) from an assembly without model triplets */
+        double *base = calloc((size_t)nf * nf, sizeof *base);
+        ck_assert_ptr_nonnull(base);
+        {
+            ct_assembly b0;
+            ck_assert_int_eq(ct_assembly_build(&b0, sim, &d), CT_OK);
+            ck_assert_int_eq(ct_assembly_fill(&b0, sim, sim->q, 1.0, 1e-4, NULL, 0.0, 0, NULL, NULL, &d), CT_OK);
+            for (int c = 0; c < nf; ++c)
+                for (int k = b0.A.colptr[c]; k < b0.A.colptr[c + 1]; ++k)
+                    base[b0.A.rowind[k] + (size_t)nf * c] = b0.A.val[k];
+            ct_assembly_free(&b0);
+        }
+        ck_assert_int_lt(nf, sim->ndof); /* some dofs are fixed */
+        ct_triplets T;
+        ct_triplets_init(&T);
+        const size_t n = 30000;
+        cache_triplets(sim, &T, n, 12345u, 40);
+        const long nnz0 = (long)ct_csc_nnz(&as->A);
+        const double ws[6] = {0.7, 1.3, 0.7, 2.1, 0.9, 1.7};
+        for (int step = 0; step < 6; ++step) {
+            long hits0 = as->cm_hits;
+            int expect_hit = 0;
+            if (step == 1 || step == 2) { /* the same (row, col) sequence, new values */
+                cache_values(&T, 100u + (unsigned)step);
+                expect_hit = 1;
+            } else if (step == 3) { /* one column index changed, same length */
+                T.col[n / 2] = T.col[n / 2] == 0 ? 1 : T.col[n / 2] - 1;
+            } else if (step == 4) { /* more triplets, some outside the pattern */
+                ct_triplets extra;
+                ct_triplets_init(&extra);
+                cache_triplets(sim, &extra, 600, 777u, 3);
+                ck_assert_int_eq(ct_triplets_append(&T, &extra), CT_OK);
+                ct_triplets_free(&extra);
+            } else if (step == 5) {
+                cache_values(&T, 500u);
+                expect_hit = 1;
+            }
+            const long nnz_before = (long)ct_csc_nnz(&as->A);
+            ck_assert_int_eq(ct_assembly_fill(as, sim, sim->q, 1.0, 1e-4, &T, ws[step], 0, NULL, NULL, &d), CT_OK);
+            ck_assert_int_eq(as->cm_hits - hits0, expect_hit);
+            if (step == 0 || step == 4) ck_assert_int_gt((long)ct_csc_nnz(&as->A), nnz_before); /* grown */
+            cache_check(sim, &as->A, base, &T, ws[step]);
+            cache_check_fresh(sim, base, &T, ws[step]);
+        }
+        ck_assert_int_eq(as->cm_calls, 6);
+        ck_assert_int_eq(as->cm_hits, 3);
+        printf("slot cache, %d thread(s): %ld mappings, %ld from the cache, pattern %ld -> %ld entries; "
+               "bitwise equal to the plain sums\n", nth, as->cm_calls, as->cm_hits, nnz0, (long)ct_csc_nnz(&as->A));
+        ct_triplets_free(&T);
+        free(base);
+        ct_diag_free(&d);
+        ct_sim_destroy(sim);
+        ct_scene_free(&sc);
+    }
+    omp_set_num_threads(1);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -591,6 +739,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_threads_deterministic);
     tcase_add_test(tc, test_single_analysis);
     tcase_add_test(tc, test_restart_continues);
+    tcase_add_test(tc, test_contact_slot_cache);
     suite_add_tcase(s, tc);
     return s;
 }
