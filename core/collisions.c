@@ -28,6 +28,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,188 +222,245 @@ static int vertex_coef_2d(const ct_contact_mesh *cm, int u, int v)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* term list with merging                                                                       */
+/* term lists with merging                                                                     */
+
+/* A term is a record (key, w) in one of NBUCKET lists, one per kind (and, for mollified edge–edge
+ * terms, per closest-feature type): the collision is a function of the bucket and of
+ * key = k0·2³² + k1 (PP: the two vertices, smaller first; PE: point, edge; PT: point, face;
+ * EE: edges a < b; PH: vertex, obstacle), so it is rebuilt from the record when the set is written
+ * (types: PE P_E, PT P_T, EE A_B unless mollified; mollified EE: the bucket's type and the
+ * threshold ε of its rest edges). The set is ordered by (bucket, key): the order of (kind,
+ * mollified type + 1 or 0, k0, k1). Records with the same bucket and key are merged by summing
+ * their weights in generation order (the sort is stable), zero sums dropped. */
+enum { B_PP, B_PE, B_PT, B_EE, B_EE_MOLL, B_PH = B_EE_MOLL + 9, NBUCKET };
 
 typedef struct {
-    ct_collision c;
-    long key[3]; /* kind-specific canonical key */
+    uint64_t key;
+    double w;
 } term;
 
 typedef struct {
     term *t;
     long n, cap;
+} term_buf;
+
+typedef struct {
+    term_buf b[NBUCKET];
 } term_list;
 
-static int push_term(term_list *L, const ct_collision *c, long k0, long k1, long k2)
+static void term_list_free(term_list *L)
 {
-    if (L->n == L->cap) {
-        long nc = L->cap ? 2 * L->cap : 1024;
-        term *t = realloc(L->t, (size_t)nc * sizeof *t);
-        if (!t) return -1;
-        L->t = t;
-        L->cap = nc;
-    }
-    term *t = &L->t[L->n++];
-    t->c = *c;
-    t->key[0] = ((long)c->kind << 8) | (c->eps_x > 0 ? (long)c->type + 1 : 0);
-    t->key[1] = k0;
-    t->key[2] = ((long)k1 << 32) | (long)(unsigned)k2;
+    for (int k = 0; k < NBUCKET; ++k) free(L->b[k].t);
+    memset(L, 0, sizeof *L);
+}
+
+static int grow(term_buf *B)
+{
+    long nc = B->cap ? 2 * B->cap : 256;
+    term *t = realloc(B->t, (size_t)nc * sizeof *t);
+    if (!t) return -1;
+    B->t = t;
+    B->cap = nc;
     return 0;
 }
 
-static int cmp_term(const void *pa, const void *pb)
+static inline int push(term_list *L, int bucket, int k0, int k1, double w)
 {
-    const term *a = pa, *b = pb;
-    for (int k = 0; k < 3; ++k)
-        if (a->key[k] != b->key[k]) return a->key[k] < b->key[k] ? -1 : 1;
+    term_buf *B = &L->b[bucket];
+    if (B->n == B->cap && grow(B)) return -1;
+    B->t[B->n].key = ((uint64_t)(uint32_t)k0 << 32) | (uint32_t)k1;
+    B->t[B->n].w = w;
+    B->n++;
     return 0;
 }
 
 static const double *X(const double *x, int dim, int v) { return x + (size_t)dim * (size_t)v; }
 
-/* Add the point–point term (a, b) with weight w. */
-static int add_pp(term_list *L, int a, int b, double w)
+/* point–point term (a, b) */
+static inline int push_pp(term_list *L, int a, int b, double w)
 {
-    ct_collision c = {0};
-    c.kind = CT_COL_PP;
-    c.v[0] = a < b ? a : b;
-    c.v[1] = a < b ? b : a;
-    c.side = 1;
-    c.w = w;
-    return push_term(L, &c, c.v[0], c.v[1], 0);
+    return push(L, B_PP, a < b ? a : b, a < b ? b : a, w);
 }
 
-/* Point p against the interior of surface edge e (canonical vertex order). */
-static int add_pe(term_list *L, const ct_surface *s, int p, int e, double w)
+/* point p against edge e = (e0, e1), reduced by the point–edge type t */
+static inline int push_pe(term_list *L, ct_pe_type t, int p, int e, int e0, int e1, double w)
 {
-    ct_collision c = {0};
-    c.kind = CT_COL_PE;
-    c.type = CT_PE_P_E;
-    c.v[0] = p;
-    c.v[1] = s->edges[2 * e];
-    c.v[2] = s->edges[2 * e + 1];
-    c.side = 1;
-    c.w = w;
-    return push_term(L, &c, p, e, 0);
+    if (t == CT_PE_P_E0) return push_pp(L, p, e0, w);
+    if (t == CT_PE_P_E1) return push_pp(L, p, e1, w);
+    return push(L, B_PE, p, e, w);
 }
 
-/* Point p against edge e with the closest feature decided by classification. */
-static int add_pe_classified(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int e, double w)
+/* Vertex p against face f: the term of the classified closest features if d < d̂. */
+static void add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, double dhat2,
+                   int *err)
 {
-    const ct_surface *s = cm->s;
-    int e0 = s->edges[2 * e], e1 = s->edges[2 * e + 1];
-    ct_pe_type t = ct_pe_classify(cm->dim, X(x, cm->dim, p), X(x, cm->dim, e0), X(x, cm->dim, e1));
-    if (t == CT_PE_P_E0) return add_pp(L, p, e0, w);
-    if (t == CT_PE_P_E1) return add_pp(L, p, e1, w);
-    return add_pe(L, s, p, e, w);
-}
-
-static double pe_d2(const ct_contact_mesh *cm, const double *x, int p, int e)
-{
-    const ct_surface *s = cm->s;
-    int e0 = s->edges[2 * e], e1 = s->edges[2 * e + 1];
-    const double *P = X(x, cm->dim, p), *A = X(x, cm->dim, e0), *B = X(x, cm->dim, e1);
-    return ct_pe_d2(cm->dim, P, A, B, ct_pe_classify(cm->dim, P, A, B), NULL, NULL);
-}
-
-static double pp_d2(const ct_contact_mesh *cm, const double *x, int a, int b)
-{
-    return ct_pp_d2(cm->dim, X(x, cm->dim, a), X(x, cm->dim, b), NULL, NULL);
-}
-
-/* Vertex p against face f: reduced term of the classified closest features. Returns 1 if active. */
-static int add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, double dhat2,
-                  int *err)
-{
-    const ct_surface *s = cm->s;
-    const int *F = s->faces + 3 * f;
-    const double *P = X(x, 3, p);
-    ct_pt_type t = ct_pt_classify(P, X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]));
-    double d2 = ct_pt_d2(P, X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]), t, NULL, NULL);
-    if (!(d2 < dhat2)) return 0;
-    int r = 0;
+    const int *F = cm->s->faces + 3 * f;
+    double d2;
+    ct_pt_type t = ct_pt_classify_d2(X(x, 3, p), X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]), &d2);
+    if (!(d2 < dhat2)) return;
+    int r;
     switch (t) {
-    case CT_PT_P_T0: r = add_pp(L, p, F[0], w); break;
-    case CT_PT_P_T1: r = add_pp(L, p, F[1], w); break;
-    case CT_PT_P_T2: r = add_pp(L, p, F[2], w); break;
+    case CT_PT_P_T0:
+    case CT_PT_P_T1:
+    case CT_PT_P_T2: r = push_pp(L, p, F[t - CT_PT_P_T0], w); break;
     case CT_PT_P_E0:
     case CT_PT_P_E1:
-    case CT_PT_P_E2: r = add_pe(L, s, p, cm->face_edges[3 * f + (t - CT_PT_P_E0)], w); break;
-    default: {
-        ct_collision c = {0};
-        c.kind = CT_COL_PT;
-        c.type = CT_PT_P_T;
-        c.v[0] = p;
-        c.v[1] = F[0];
-        c.v[2] = F[1];
-        c.v[3] = F[2];
-        c.side = 1;
-        c.w = w;
-        r = push_term(L, &c, p, f, 0);
-    }
+    case CT_PT_P_E2: r = push(L, B_PE, p, cm->face_edges[3 * f + (t - CT_PT_P_E0)], w); break;
+    default: r = push(L, B_PT, p, f, w);
     }
     if (r) *err = 1;
-    return 1;
 }
 
-/* Edge ea against edge eb (ea < eb). Mollified (nearly parallel) pairs keep the EE stencil. */
-static int add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w, double dhat2,
-                  int *err)
+/* Edge ea against edge eb (ea < eb) if d < d̂. Mollified (nearly parallel) pairs keep the EE
+ * stencil. If far != NULL, *far gets the FAR_* bits of the pair. */
+enum {
+    FAR_B_A = 1, /* both vertices of eb are at d² >= d̂² from ea (as ct_pe_classify_d2 computes it) */
+    FAR_A_B = 2  /* both vertices of ea are at d² >= d̂² from eb */
+};
+
+static void add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w, double dhat2,
+                   unsigned char *far, int *err)
 {
     const ct_surface *s = cm->s;
     int a0 = s->edges[2 * ea], a1 = s->edges[2 * ea + 1], b0 = s->edges[2 * eb], b1 = s->edges[2 * eb + 1];
-    const double *A0 = X(x, 3, a0), *A1 = X(x, 3, a1), *B0 = X(x, 3, b0), *B1 = X(x, 3, b1);
-    ct_ee_type t = ct_ee_classify(A0, A1, B0, B1);
-    double d2 = ct_ee_d2(A0, A1, B0, B1, t, NULL, NULL);
-    if (!(d2 < dhat2)) return 0;
+    double d2, c2, pe[4];
+    ct_ee_type t = ct_ee_classify_d2(X(x, 3, a0), X(x, 3, a1), X(x, 3, b0), X(x, 3, b1), &d2, &c2, far ? pe : NULL);
+    if (far)
+        *far = (unsigned char)((pe[2] >= dhat2 && pe[3] >= dhat2 ? FAR_B_A : 0) |
+                               (pe[0] >= dhat2 && pe[1] >= dhat2 ? FAR_A_B : 0));
+    if (!(d2 < dhat2)) return;
     const double *xr = cm->x_rest;
     double eps_x = ct_ee_mollifier_eps(X(xr, 3, a0), X(xr, 3, a1), X(xr, 3, b0), X(xr, 3, b1));
-    double c2 = ct_ee_cross2(A0, A1, B0, B1, NULL, NULL);
-    int r = 0;
+    int r;
     if (c2 < eps_x) {
-        ct_collision c = {0};
-        c.kind = CT_COL_EE;
-        c.type = (unsigned char)t;
-        c.v[0] = a0;
-        c.v[1] = a1;
-        c.v[2] = b0;
-        c.v[3] = b1;
-        c.side = 2;
-        c.w = w;
-        c.eps_x = eps_x;
-        r = push_term(L, &c, ea, eb, 0);
+        r = push(L, B_EE_MOLL + (int)t, ea, eb, w);
     } else {
         switch (t) {
-        case CT_EE_A0_B0: r = add_pp(L, a0, b0, w); break;
-        case CT_EE_A0_B1: r = add_pp(L, a0, b1, w); break;
-        case CT_EE_A1_B0: r = add_pp(L, a1, b0, w); break;
-        case CT_EE_A1_B1: r = add_pp(L, a1, b1, w); break;
-        case CT_EE_A_B0: r = add_pe(L, s, b0, ea, w); break;
-        case CT_EE_A_B1: r = add_pe(L, s, b1, ea, w); break;
-        case CT_EE_A0_B: r = add_pe(L, s, a0, eb, w); break;
-        case CT_EE_A1_B: r = add_pe(L, s, a1, eb, w); break;
-        default: {
-            ct_collision c = {0};
-            c.kind = CT_COL_EE;
-            c.type = CT_EE_A_B;
-            c.v[0] = a0;
-            c.v[1] = a1;
-            c.v[2] = b0;
-            c.v[3] = b1;
-            c.side = 2;
-            c.w = w;
-            r = push_term(L, &c, ea, eb, 0);
-        }
+        case CT_EE_A0_B0: r = push_pp(L, a0, b0, w); break;
+        case CT_EE_A0_B1: r = push_pp(L, a0, b1, w); break;
+        case CT_EE_A1_B0: r = push_pp(L, a1, b0, w); break;
+        case CT_EE_A1_B1: r = push_pp(L, a1, b1, w); break;
+        case CT_EE_A_B0: r = push(L, B_PE, b0, ea, w); break;
+        case CT_EE_A_B1: r = push(L, B_PE, b1, ea, w); break;
+        case CT_EE_A0_B: r = push(L, B_PE, a0, eb, w); break;
+        case CT_EE_A1_B: r = push(L, B_PE, a1, eb, w); break;
+        default: r = push(L, B_EE, ea, eb, w);
         }
     }
     if (r) *err = 1;
-    return 1;
 }
 
-/* Sorted unique ints in place; returns the new count. The lists are short (the features around
- * one vertex or edge), so an insertion sort beats qsort's call overhead. */
-static int uniq(int *a, int n)
+/* The collision of record (bucket, key, w). */
+static void term_collision(ct_collision *c, int bucket, uint64_t key, double w, const ct_contact_mesh *cm)
 {
+    const ct_surface *s = cm->s;
+    const int k0 = (int)(uint32_t)(key >> 32), k1 = (int)(uint32_t)key;
+    memset(c, 0, sizeof *c);
+    c->side = 1;
+    c->w = w;
+    c->v[0] = k0;
+    switch (bucket) {
+    case B_PP: c->kind = CT_COL_PP, c->v[1] = k1; break;
+    case B_PE:
+        c->kind = CT_COL_PE, c->type = CT_PE_P_E;
+        c->v[1] = s->edges[2 * k1], c->v[2] = s->edges[2 * k1 + 1];
+        break;
+    case B_PT:
+        c->kind = CT_COL_PT, c->type = CT_PT_P_T;
+        for (int k = 0; k < 3; ++k) c->v[1 + k] = s->faces[3 * k1 + k];
+        break;
+    case B_PH: c->kind = CT_COL_PH, c->v[1] = k1; break;
+    default: {
+        c->kind = CT_COL_EE;
+        c->side = 2;
+        c->v[0] = s->edges[2 * k0], c->v[1] = s->edges[2 * k0 + 1];
+        c->v[2] = s->edges[2 * k1], c->v[3] = s->edges[2 * k1 + 1];
+        if (bucket == B_EE) {
+            c->type = CT_EE_A_B;
+        } else {
+            const double *xr = cm->x_rest;
+            c->type = (unsigned char)(bucket - B_EE_MOLL);
+            c->eps_x = ct_ee_mollifier_eps(X(xr, 3, c->v[0]), X(xr, 3, c->v[1]), X(xr, 3, c->v[2]), X(xr, 3, c->v[3]));
+        }
+    }
+    }
+}
+
+/* Stable sort of n records by key: LSD radix sort on the bytes that vary (one counting pass for
+ * all eight byte histograms, then one scatter per varying byte); a sorted input is returned as is.
+ * Returns the array holding the result (a or tmp; tmp has room for n records), NULL if tmp is
+ * needed but NULL. */
+static term *radix_sort(term *a, term *tmp, long n)
+{
+    long i = 1;
+    while (i < n && a[i - 1].key <= a[i].key) ++i;
+    if (i >= n) return a;
+    if (!tmp) return NULL;
+    long (*cnt)[256] = calloc(8, sizeof *cnt);
+    if (!cnt) return NULL;
+    for (long j = 0; j < n; ++j) {
+        uint64_t k = a[j].key;
+        for (int d = 0; d < 8; ++d) cnt[d][(k >> (8 * d)) & 255]++;
+    }
+    term *src = a, *dst = tmp;
+    for (int d = 0; d < 8; ++d) {
+        long *c = cnt[d];
+        if (c[(src[0].key >> (8 * d)) & 255] == n) continue; /* this byte is the same everywhere */
+        long acc = 0;
+        for (int v = 0; v < 256; ++v) {
+            long m = c[v];
+            c[v] = acc;
+            acc += m;
+        }
+        for (long j = 0; j < n; ++j) dst[c[(src[j].key >> (8 * d)) & 255]++] = src[j];
+        term *t = src;
+        src = dst;
+        dst = t;
+    }
+    free(cnt);
+    return src;
+}
+
+/* A set of ints in [0, range) (the features around one vertex or edge): a list with a mark per
+ * value (allocated on first use, one set per thread), sorted by iset_sort, which also clears the
+ * marks for the next group. */
+typedef struct {
+    int *a;
+    int n, cap, range;
+    unsigned char *mark;
+} iset;
+
+static int iset_add_slow(iset *b, int v)
+{
+    if (!b->mark && !(b->mark = calloc((size_t)b->range + 1, 1))) return -1;
+    if (b->mark[v]) return 0;
+    if (b->n == b->cap) {
+        int nc = b->cap ? 2 * b->cap : 64;
+        int *p = realloc(b->a, (size_t)nc * sizeof *p);
+        if (!p) return -1;
+        b->a = p;
+        b->cap = nc;
+    }
+    b->mark[v] = 1;
+    b->a[b->n++] = v;
+    return 0;
+}
+
+static inline int iset_add(iset *b, int v)
+{
+    if (b->mark && b->mark[v]) return 0;
+    if (b->mark && b->n < b->cap) {
+        b->mark[v] = 1;
+        b->a[b->n++] = v;
+        return 0;
+    }
+    return iset_add_slow(b, v);
+}
+
+/* Sort the members (insertion sort for the short lists, qsort beyond) and clear their marks. */
+static void iset_sort(iset *b)
+{
+    int *a = b->a, n = b->n;
     if (n > 64) {
         qsort(a, (size_t)n, sizeof *a, cmp_int);
     } else {
@@ -412,92 +470,19 @@ static int uniq(int *a, int n)
             a[j + 1] = v;
         }
     }
-    int m = 0;
-    for (int i = 0; i < n; ++i)
-        if (i == 0 || a[i] != a[m - 1]) a[m++] = a[i];
-    return m;
-}
-
-/* Stable sort of the terms by key (bottom-up merge sort on an index permutation; equal keys keep
- * their generation order, so merged weights are summed in that order). Returns the permutation
- * (malloc'ed), or NULL when out of memory. */
-typedef struct {
-    long key[3];
-    long idx;
-} sort_rec;
-
-static int rec_less(const sort_rec *a, const sort_rec *b)
-{
-    for (int k = 0; k < 3; ++k)
-        if (a->key[k] != b->key[k]) return a->key[k] < b->key[k];
-    return 0;
-}
-
-static long *term_order(const term *t, long n)
-{
-    sort_rec *a = malloc(((size_t)n + 1) * sizeof *a), *b = malloc(((size_t)n + 1) * sizeof *b);
-    long *perm = malloc(((size_t)n + 1) * sizeof *perm);
-    if (!a || !b || !perm) {
-        free(a);
-        free(b);
-        free(perm);
-        return NULL;
-    }
-    for (long i = 0; i < n; ++i) {
-        memcpy(a[i].key, t[i].key, sizeof a[i].key);
-        a[i].idx = i;
-    }
-    /* runs of 8 by insertion sort, then merges of doubling width */
-    const long R = 8;
-    for (long lo = 0; lo < n; lo += R) {
-        long hi = lo + R < n ? lo + R : n;
-        for (long i = lo + 1; i < hi; ++i) {
-            sort_rec v = a[i];
-            long j = i - 1;
-            for (; j >= lo && rec_less(&v, &a[j]); --j) a[j + 1] = a[j];
-            a[j + 1] = v;
-        }
-    }
-    for (long w = R; w < n; w *= 2) {
-        for (long lo = 0; lo < n; lo += 2 * w) {
-            long mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            long i = lo, j = mid, k = lo;
-            while (i < mid && j < hi) b[k++] = rec_less(&a[j], &a[i]) ? a[j++] : a[i++];
-            while (i < mid) b[k++] = a[i++];
-            while (j < hi) b[k++] = a[j++];
-        }
-        sort_rec *tmp = a;
-        a = b;
-        b = tmp;
-    }
-    for (long i = 0; i < n; ++i) perm[i] = a[i].idx;
-    free(a);
-    free(b);
-    return perm;
-}
-
-typedef struct {
-    int *a;
-    int n, cap;
-} ibuf;
-
-static int ibuf_push(ibuf *b, int v)
-{
-    if (b->n == b->cap) {
-        int nc = b->cap ? 2 * b->cap : 64;
-        int *p = realloc(b->a, (size_t)nc * sizeof *p);
-        if (!p) return -1;
-        b->a = p;
-        b->cap = nc;
-    }
-    b->a[b->n++] = v;
-    return 0;
+    for (int i = 0; i < n; ++i) b->mark[a[i]] = 0;
 }
 
 /* The term generation runs in chunks of the candidate lists, in parallel: each chunk writes the
- * terms the serial loop would write for its range into its own list, and the lists are joined in
- * chunk order, so the term list (hence the merged set) is the same for any thread count. Chunks
- * start at group boundaries (all candidates of one vertex / one edge stay together). */
+ * terms the serial loop would write for its range into its own lists, and the lists are joined in
+ * chunk order, so the term lists (hence the merged set) are the same for any thread count. Chunks
+ * start at group boundaries (all candidates of one vertex / one edge stay together).
+ *
+ * Distances come from ct_xx_classify_d2, the type and d² of ct_xx_classify + ct_xx_d2 in one pass
+ * (bitwise the same values). In the inclusion–exclusion terms the distance is tested before the
+ * topological coefficient (most of those pairs are farther than d̂); the tests are the same, so
+ * the same terms are kept. Note that they skip a pair only if d² >= d̂² (a NaN distance keeps it),
+ * while the primary terms keep a pair only if d² < d̂². */
 typedef struct build_ctx {
     const ct_contact_mesh *cm;
     const double *x;
@@ -505,14 +490,15 @@ typedef struct build_ctx {
     int conv, ee_area;
     const ct_pair_list *list; /* vf / ee / ve candidates */
     const int *pr;            /* convergent edge–edge: (edge, partner) grouped by edge */
+    unsigned char *far;       /* convergent edge–edge: FAR_* bits per ee candidate */
 } build_ctx;
 
-typedef int (*gen_fn)(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb);
+typedef int (*gen_fn)(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb);
 
 #define OMEGA(e) (b->ee_area ? 0.5 * s->edge_area[(e)] : b->dhat2)
 
 /* 3D: vertex–face candidates vf[lo, hi) (whole vertex groups) */
-static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb)
+static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb)
 {
     const ct_contact_mesh *cm = b->cm;
     const ct_surface *s = cm->s;
@@ -530,22 +516,29 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, 
             if (b->conv)
                 for (int k = 0; k < 3; ++k) {
                     int e = cm->face_edges[3 * f + k];
-                    if (e >= 0 && !edge_has(s, e, v) && ibuf_push(eb, e)) err = 1;
-                    if (s->faces[3 * f + k] != v && ibuf_push(vb, s->faces[3 * f + k])) err = 1;
+                    if (e >= 0 && !edge_has(s, e, v) && iset_add(eb, e)) err = 1;
+                    if (s->faces[3 * f + k] != v && iset_add(vb, s->faces[3 * f + k])) err = 1;
                 }
         }
         if (b->conv && !err) {
-            eb->n = uniq(eb->a, eb->n);
-            vb->n = uniq(vb->a, vb->n);
+            const double *P = X(x, 3, v);
+            iset_sort(eb);
+            iset_sort(vb);
             for (int k = 0; k < eb->n && !err; ++k) {
-                int e = eb->a[k], ke = faces_without(cm, e, v);
-                if (ke == 1 || pe_d2(cm, x, v, e) >= dhat2) continue;
-                if (add_pe_classified(L, cm, x, v, e, (1 - ke) * W)) err = 1;
+                int e = eb->a[k], e0 = s->edges[2 * e], e1 = s->edges[2 * e + 1];
+                double d2;
+                ct_pe_type t = ct_pe_classify_d2(3, P, X(x, 3, e0), X(x, 3, e1), &d2);
+                if (d2 >= dhat2) continue;
+                int ke = faces_without(cm, e, v);
+                if (ke == 1) continue;
+                if (push_pe(L, t, v, e, e0, e1, (1 - ke) * W)) err = 1;
             }
             for (int k = 0; k < vb->n && !err; ++k) {
-                int u = vb->a[k], c = vertex_coef_3d(cm, u, v);
-                if (c == 0 || pp_d2(cm, x, v, u) >= dhat2) continue;
-                if (add_pp(L, v, u, c * W)) err = 1;
+                int u = vb->a[k];
+                if (ct_pp_d2(3, P, X(x, 3, u), NULL, NULL) >= dhat2) continue;
+                int c = vertex_coef_3d(cm, u, v);
+                if (c == 0) continue;
+                if (push_pp(L, v, u, c * W)) err = 1;
             }
         }
         i = j;
@@ -554,7 +547,7 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, 
 }
 
 /* 3D: edge–edge candidates ee[lo, hi), weight ½(ω_a + ω_b) per pair */
-static int gen_ee(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb)
+static int gen_ee(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb)
 {
     (void)eb, (void)vb;
     const ct_surface *s = b->cm->s;
@@ -563,19 +556,20 @@ static int gen_ee(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, 
     for (long i = lo; i < hi && !err; ++i) {
         int ea = ee->ij[2 * i], ebb = ee->ij[2 * i + 1];
         add_ee(L, b->cm, b->x, ea < ebb ? ea : ebb, ea < ebb ? ebb : ea, 0.5 * (OMEGA(ea) + OMEGA(ebb)), b->dhat2,
-               &err);
+               b->far ? &b->far[i] : NULL, &err);
     }
     return err;
 }
 
 /* 3D convergent set: −(n_p(ea) − 1)·½ω_a per (edge ea, vertex p of a candidate partner edge), for
  * the (edge, partner) rows pr[lo, hi) (whole edge groups) */
-static int gen_ee_conv(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb)
+static int gen_ee_conv(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb)
 {
     (void)eb;
     const ct_contact_mesh *cm = b->cm;
     const ct_surface *s = cm->s;
     const int *pr = b->pr;
+    const double *x = b->x, dhat2 = b->dhat2;
     int err = 0;
     for (long i = lo; i < hi && !err;) {
         int ea = pr[2 * i];
@@ -585,19 +579,24 @@ static int gen_ee_conv(const build_ctx *b, long lo, long hi, term_list *L, ibuf 
             int e2 = pr[2 * j + 1];
             for (int k = 0; k < 2; ++k) {
                 int p = s->edges[2 * e2 + k];
-                if (!edge_has(s, ea, p) && ibuf_push(vb, p)) err = 1;
+                if (!edge_has(s, ea, p) && iset_add(vb, p)) err = 1;
             }
         }
-        vb->n = uniq(vb->a, vb->n);
+        if (err) break;
+        iset_sort(vb);
         int a0 = s->edges[2 * ea], a1 = s->edges[2 * ea + 1];
+        const double *A0 = X(x, 3, a0), *A1 = X(x, 3, a1);
         for (int k = 0; k < vb->n && !err; ++k) {
             int p = vb->a[k], np = 0;
+            double d2;
+            ct_pe_type t = ct_pe_classify_d2(3, X(x, 3, p), A0, A1, &d2);
+            if (d2 >= dhat2) continue;
             for (int q = cm->ve_ptr[p]; q < cm->ve_ptr[p + 1]; ++q) {
                 int e = cm->ve_list[q];
                 np += !edge_has(s, e, a0) && !edge_has(s, e, a1);
             }
-            if (np == 1 || pe_d2(cm, b->x, p, ea) >= b->dhat2) continue;
-            if (add_pe_classified(L, cm, b->x, p, ea, -(np - 1) * 0.5 * OMEGA(ea))) err = 1;
+            if (np == 1) continue;
+            if (push_pe(L, t, p, ea, a0, a1, -(np - 1) * 0.5 * OMEGA(ea))) err = 1;
         }
         i = j;
     }
@@ -605,7 +604,7 @@ static int gen_ee_conv(const build_ctx *b, long lo, long hi, term_list *L, ibuf 
 }
 
 /* 2D: vertex–edge candidates ve[lo, hi) (whole vertex groups) */
-static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, ibuf *vb)
+static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb)
 {
     (void)eb;
     const ct_contact_mesh *cm = b->cm;
@@ -617,20 +616,25 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, 
         int v = ve->ij[2 * i];
         long j = i;
         double W = b->fv * cm->wv[v];
+        const double *P = X(x, 2, v);
         vb->n = 0;
         for (; j < hi && ve->ij[2 * j] == v; ++j) {
-            int e = ve->ij[2 * j + 1];
-            if (pe_d2(cm, x, v, e) < dhat2 && add_pe_classified(L, cm, x, v, e, W)) err = 1;
+            int e = ve->ij[2 * j + 1], e0 = s->edges[2 * e], e1 = s->edges[2 * e + 1];
+            double d2;
+            ct_pe_type t = ct_pe_classify_d2(2, P, X(x, 2, e0), X(x, 2, e1), &d2);
+            if (d2 < dhat2 && push_pe(L, t, v, e, e0, e1, W)) err = 1;
             if (b->conv)
                 for (int k = 0; k < 2; ++k)
-                    if (s->edges[2 * e + k] != v && ibuf_push(vb, s->edges[2 * e + k])) err = 1;
+                    if (s->edges[2 * e + k] != v && iset_add(vb, s->edges[2 * e + k])) err = 1;
         }
         if (b->conv && !err) {
-            vb->n = uniq(vb->a, vb->n);
+            iset_sort(vb);
             for (int k = 0; k < vb->n && !err; ++k) {
-                int u = vb->a[k], c = vertex_coef_2d(cm, u, v);
-                if (c == 0 || pp_d2(cm, x, v, u) >= dhat2) continue;
-                if (add_pp(L, v, u, c * W)) err = 1;
+                int u = vb->a[k];
+                if (ct_pp_d2(2, P, X(x, 2, u), NULL, NULL) >= dhat2) continue;
+                int c = vertex_coef_2d(cm, u, v);
+                if (c == 0) continue;
+                if (push_pp(L, v, u, c * W)) err = 1;
             }
         }
         i = j;
@@ -639,9 +643,31 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, ibuf *eb, 
 }
 #undef OMEGA
 
+/* The chunk lists of every phase, in generation order. */
+typedef struct {
+    term_list *p;
+    int n, cap;
+} part_list;
+
+static term_list *new_parts(part_list *P, int k)
+{
+    if (P->n + k > P->cap) {
+        int nc = P->cap ? P->cap : 64;
+        while (nc < P->n + k) nc *= 2;
+        term_list *p = realloc(P->p, (size_t)nc * sizeof *p);
+        if (!p) return NULL;
+        P->p = p;
+        P->cap = nc;
+    }
+    term_list *r = P->p + P->n;
+    memset(r, 0, (size_t)k * sizeof *r);
+    P->n += k;
+    return r;
+}
+
 /* Run fn over rows [0, n) of a pair array `rows` (2 ints per row; rows with equal first entries
- * form a group, kept in one chunk when `grouped`), appending the terms to L in row order. */
-static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, int grouped, int threads, term_list *L)
+ * form a group, kept in one chunk when `grouped`), appending one term list per chunk to P. */
+static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, int grouped, int threads, part_list *P)
 {
     if (n <= 0) return 0;
     enum { MAX_CHUNKS = 64, MIN_ROWS = 2048 };
@@ -656,41 +682,90 @@ static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, in
         bnd[c] = k;
     }
     bnd[nch] = n;
-    if (nch == 1) {
-        ibuf eb = {0}, vb = {0};
-        int err = fn(b, 0, n, L, &eb, &vb);
-        free(eb.a);
-        free(vb.a);
-        return err;
-    }
-    term_list part[MAX_CHUNKS];
-    memset(part, 0, sizeof part);
+    term_list *part = new_parts(P, (int)nch);
+    if (!part) return 1;
     int err = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ct_threads(threads)) reduction(| : err)
-    for (long c = 0; c < nch; ++c) {
-        ibuf eb = {0}, vb = {0};
-        err |= fn(b, bnd[c], bnd[c + 1], &part[c], &eb, &vb);
+#pragma omp parallel num_threads(ct_threads(threads)) reduction(| : err) if (nch > 1)
+    {
+        iset eb = {NULL, 0, 0, b->cm->s->ned, NULL}, vb = {NULL, 0, 0, b->cm->nv, NULL};
+#pragma omp for schedule(dynamic, 1)
+        for (long c = 0; c < nch; ++c) err |= fn(b, bnd[c], bnd[c + 1], &part[c], &eb, &vb);
         free(eb.a);
+        free(eb.mark);
         free(vb.a);
-    }
-    long total = L->n;
-    for (long c = 0; c < nch; ++c) total += part[c].n;
-    if (!err && total > L->cap) {
-        term *t = realloc(L->t, (size_t)total * sizeof *t);
-        if (!t) err = 1;
-        else {
-            L->t = t;
-            L->cap = total;
-        }
-    }
-    for (long c = 0; c < nch; ++c) {
-        if (!err && part[c].n) {
-            memcpy(L->t + L->n, part[c].t, (size_t)part[c].n * sizeof *L->t);
-            L->n += part[c].n;
-        }
-        free(part[c].t);
+        free(vb.mark);
     }
     return err;
+}
+
+/* Join, sort and merge the lists of every bucket, then write the set. */
+static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part_list *P, int threads)
+{
+    term *arr[NBUCKET] = {0};
+    long cnt[NBUCKET] = {0};
+    int err = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ct_threads(threads)) reduction(| : err)
+    for (int k = 0; k < NBUCKET; ++k) {
+        long n = 0;
+        for (int q = 0; q < P->n; ++q) n += P->p[q].b[k].n;
+        term *a = n ? malloc((size_t)n * sizeof *a) : NULL;
+        if (n && !a) err = 1;
+        long m = 0;
+        for (int q = 0; q < P->n; ++q) {
+            term_buf *B = &P->p[q].b[k];
+            if (a && B->n) memcpy(a + m, B->t, (size_t)B->n * sizeof *a);
+            m += B->n;
+            free(B->t);
+            B->t = NULL;
+            B->n = B->cap = 0;
+        }
+        if (!a) continue;
+        term *tmp = NULL, *s = radix_sort(a, NULL, n);
+        if (!s) {
+            tmp = malloc((size_t)n * sizeof *tmp);
+            s = radix_sort(a, tmp, n);
+        }
+        if (!s) {
+            err = 1;
+            free(a);
+            free(tmp);
+            continue;
+        }
+        /* merge equal keys (weights summed in generation order), compacting into a */
+        m = 0;
+        for (long i = 0; i < n;) {
+            long j = i;
+            double w = 0.0;
+            for (; j < n && s[j].key == s[i].key; ++j) w += s[j].w;
+            if (w != 0.0) {
+                a[m].key = s[i].key;
+                a[m].w = w;
+                m++;
+            }
+            i = j;
+        }
+        free(tmp);
+        arr[k] = a;
+        cnt[k] = m;
+    }
+    long total = 0, off[NBUCKET];
+    for (int k = 0; k < NBUCKET; ++k) off[k] = total, total += cnt[k];
+    if (!err && cs->cap < total) {
+        ct_collision *c = realloc(cs->c, (size_t)(total ? total : 1) * sizeof *c);
+        if (!c) err = 1;
+        else {
+            cs->c = c;
+            cs->cap = total;
+        }
+    }
+    if (!err) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ct_threads(threads))
+        for (int k = 0; k < NBUCKET; ++k)
+            for (long i = 0; i < cnt[k]; ++i) term_collision(&cs->c[off[k] + i], k, arr[k][i].key, arr[k][i].w, cm);
+        cs->n = total;
+    }
+    for (int k = 0; k < NBUCKET; ++k) free(arr[k]);
+    return err ? CT_ENOMEM : CT_OK;
 }
 
 ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
@@ -703,100 +778,79 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
     /* weights: PT-side vertex weight factor and EE per-edge weight omega_e */
     const int ee_area = !conv || o->ee_weight == CT_EEW_AREA;
     const double fv = dim == 2 ? 0.5 : (ee_area ? 0.25 : 0.5);
-    term_list L = {0};
+    part_list P = {0};
     int err = 0;
-    build_ctx b = {cm, x, dhat2, fv, conv, ee_area, NULL, NULL};
+    build_ctx b = {cm, x, dhat2, fv, conv, ee_area, NULL, NULL, NULL};
 
     if (dim == 3) {
         b.list = &cand->vf;
-        err = run_chunks(&b, gen_vf, cand->vf.ij, cand->vf.n, 1, o->threads, &L);
+        err = run_chunks(&b, gen_vf, cand->vf.ij, cand->vf.n, 1, o->threads, &P);
         /* edge–edge: ½(ω_a + ω_b) per pair, and for the convergent set −(n_p(ea) − 1)·½ω_a per
          * (edge ea, vertex p of a candidate partner edge) */
         const ct_pair_list *ee = &cand->ee;
         b.list = ee;
-        if (!err) err = run_chunks(&b, gen_ee, ee->ij, ee->n, 0, o->threads, &L);
+        if (conv && ee->n && !(b.far = malloc((size_t)ee->n))) err = 1;
+        if (!err) err = run_chunks(&b, gen_ee, ee->ij, ee->n, 0, o->threads, &P);
         if (conv && !err && ee->n) {
             /* partners of each edge, both directions, grouped by the first edge (a counting sort;
-             * the order inside a group does not matter: its vertices are sorted) */
-            long n2 = 2 * ee->n;
-            int *pr = malloc((size_t)n2 * 2 * sizeof *pr);
-            long *cnt = calloc((size_t)s->ned + 1, sizeof *cnt);
-            if (!pr || !cnt) err = 1;
-            for (long i = 0; i < ee->n && !err; ++i) cnt[ee->ij[2 * i]]++, cnt[ee->ij[2 * i + 1]]++;
+             * the order inside a group does not matter: its vertices are sorted). A direction is
+             * left out when gen_ee found both partner vertices at d² >= d̂² from the edge (the same
+             * ct_pe_classify_d2 values gen_ee_conv would compute, so it would skip them): a vertex
+             * reached only through such rows gives no term either way. */
+            const unsigned char *far = b.far;
+            long *cnt = calloc((size_t)s->ned + 1, sizeof *cnt), n2 = 0;
+            if (!cnt) err = 1;
+            for (long i = 0; i < ee->n && !err; ++i) {
+                int e0 = ee->ij[2 * i], e1 = ee->ij[2 * i + 1], lo = e0 < e1 ? e0 : e1, hi = e0 < e1 ? e1 : e0;
+                if (!(far[i] & FAR_B_A)) cnt[lo]++, n2++;
+                if (!(far[i] & FAR_A_B)) cnt[hi]++, n2++;
+            }
+            int *pr = err ? NULL : malloc((size_t)(n2 ? n2 : 1) * 2 * sizeof *pr);
+            if (!pr) err = 1;
             for (long e = 0, acc = 0; e <= s->ned && !err; ++e) {
                 long c = cnt[e];
                 cnt[e] = acc;
                 acc += c;
             }
             for (long i = 0; i < ee->n && !err; ++i) {
-                int e0 = ee->ij[2 * i], e1 = ee->ij[2 * i + 1];
-                long k0 = cnt[e0]++, k1 = cnt[e1]++;
-                pr[2 * k0] = e0, pr[2 * k0 + 1] = e1;
-                pr[2 * k1] = e1, pr[2 * k1 + 1] = e0;
+                int e0 = ee->ij[2 * i], e1 = ee->ij[2 * i + 1], lo = e0 < e1 ? e0 : e1, hi = e0 < e1 ? e1 : e0;
+                if (!(far[i] & FAR_B_A)) {
+                    long k = cnt[lo]++;
+                    pr[2 * k] = lo, pr[2 * k + 1] = hi;
+                }
+                if (!(far[i] & FAR_A_B)) {
+                    long k = cnt[hi]++;
+                    pr[2 * k] = hi, pr[2 * k + 1] = lo;
+                }
             }
             free(cnt);
             b.pr = pr;
-            if (!err) err = run_chunks(&b, gen_ee_conv, pr, n2, 1, o->threads, &L);
+            if (!err) err = run_chunks(&b, gen_ee_conv, pr, n2, 1, o->threads, &P);
             free(pr);
         }
+        free(b.far);
     } else {
         b.list = &cand->ve;
-        err = run_chunks(&b, gen_ve, cand->ve.ij, cand->ve.n, 1, o->threads, &L);
+        err = run_chunks(&b, gen_ve, cand->ve.ij, cand->ve.n, 1, o->threads, &P);
     }
     /* obstacles: every movable surface vertex against every half-space */
+    term_list *L = nobs > 0 && !err ? new_parts(&P, 1) : NULL;
+    if (nobs > 0 && !L) err = 1;
     for (int b = 0; b < nobs && !err; ++b) {
         for (int k = 0; k < s->nbv && !err; ++k) {
             int v = s->bverts[k];
             if (cm->movable && !cm->movable[v]) continue;
-            const double *P = X(x, dim, v);
+            const double *xv = X(x, dim, v);
             double d = 0.0;
-            for (int i = 0; i < dim; ++i) d += obs[b].normal[i] * (P[i] - obs[b].point[i]);
+            for (int i = 0; i < dim; ++i) d += obs[b].normal[i] * (xv[i] - obs[b].point[i]);
             if (!(d < dhat)) continue;
-            ct_collision c = {0};
-            c.kind = CT_COL_PH;
-            c.v[0] = v;
-            c.v[1] = b;
-            c.side = 1;
-            c.w = cm->wv[v];
-            if (push_term(&L, &c, v, b, 0)) err = 1;
+            if (push(L, B_PH, v, b, cm->wv[v])) err = 1;
         }
     }
-    if (err) {
-        free(L.t);
-        return CT_ENOMEM;
-    }
-    /* merge identical stencils */
-    long *perm = term_order(L.t, L.n);
-    if (!perm) {
-        free(L.t);
-        return CT_ENOMEM;
-    }
-    if (cs->cap < L.n) {
-        ct_collision *c = realloc(cs->c, (size_t)(L.n ? L.n : 1) * sizeof *c);
-        if (!c) {
-            free(perm);
-            free(L.t);
-            return CT_ENOMEM;
-        }
-        cs->c = c;
-        cs->cap = L.n;
-    }
-    cs->n = 0;
-    for (long i = 0; i < L.n;) {
-        long j = i;
-        double w = 0.0;
-        const term *ti = &L.t[perm[i]];
-        for (; j < L.n && cmp_term(ti, &L.t[perm[j]]) == 0; ++j) w += L.t[perm[j]].c.w;
-        if (w != 0.0) {
-            cs->c[cs->n] = ti->c;
-            cs->c[cs->n].w = w;
-            cs->n++;
-        }
-        i = j;
-    }
-    free(perm);
-    free(L.t);
-    return CT_OK;
+    ct_status st = err ? CT_ENOMEM : write_set(cs, cm, &P, o->threads);
+    for (int q = 0; q < P.n; ++q) term_list_free(&P.p[q]);
+    free(P.p);
+    return st;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -56,6 +56,24 @@ static inline void cross3(const double *a, const double *b, double *out)
     out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* The interior test shared by the point–plane and line–line classifications: n = a × b and
+ * *nn = |n|² always; unless a and b are (nearly) parallel (then 0 is returned),
+ * *u = (w × b)·n and *v = (a × w)·n, |n|² times the coordinates of the stationary point (for a
+ * line pair the first one is −*u: (b × w) = −(w × b) exactly). */
+static inline int cross_coords(const double *a, const double *b, const double *w, double *n, double *nn, double *u,
+                               double *v)
+{
+    double q[3];
+    cross3(a, b, n);
+    *nn = dot3(n, n);
+    if (!(*nn > PARALLEL_TOL * dot3(a, a) * dot3(b, b))) return 0;
+    cross3(w, b, q);
+    *u = dot3(q, n);
+    cross3(a, w, q);
+    *v = dot3(q, n);
+    return 1;
+}
+
 /* ---- envelope-theorem derivatives of an interior distance ----
  *
  * d²(x) = |r|² with r = Σ_i c_i x_i the residual at the stationary β* of φ = |r(x, β)|².
@@ -273,23 +291,15 @@ static ct_pt_type pt_boundary(const double *p, const double *const t[3], double 
 static ct_pt_type pt_closest_full(const double *p, const double *t0, const double *t1,
                                   const double *t2, double *b1, double *b2, double *d2)
 {
-    double e1[3], e2[3], w[3], n[3], q[3];
+    double e1[3], e2[3], w[3], n[3], nn, u, v;
     subn(3, t1, t0, e1);
     subn(3, t2, t0, e2);
     subn(3, p, t0, w);
-    cross3(e1, e2, n);
-    const double nn = dot3(n, n);
-    if (nn > PARALLEL_TOL * dot3(e1, e1) * dot3(e2, e2)) {
-        cross3(w, e2, q);
-        const double u = dot3(q, n);
-        cross3(e1, w, q);
-        const double v = dot3(q, n);
-        if (u >= 0.0 && v >= 0.0 && u + v <= nn) {
-            const double wn = dot3(w, n);
-            *b1 = u / nn, *b2 = v / nn;
-            *d2 = wn * wn / nn;
-            return CT_PT_P_T;
-        }
+    if (cross_coords(e1, e2, w, n, &nn, &u, &v) && u >= 0.0 && v >= 0.0 && u + v <= nn) {
+        const double wn = dot3(w, n);
+        *b1 = u / nn, *b2 = v / nn;
+        *d2 = wn * wn / nn;
+        return CT_PT_P_T;
     }
     const double *const t[3] = {t0, t1, t2};
     return pt_boundary(p, t, b1, b2, d2);
@@ -403,17 +413,12 @@ static ct_ee_type ee_boundary(const double *a0, const double *a1, const double *
 static ct_ee_type ee_closest_full(const double *a0, const double *a1, const double *b0,
                                   const double *b1, double *s, double *r, double *d2)
 {
-    double ea[3], eb[3], w[3], n[3], q[3];
+    double ea[3], eb[3], w[3], n[3], nn, u, rn;
     subn(3, a1, a0, ea);
     subn(3, b1, b0, eb);
     subn(3, a0, b0, w);
-    cross3(ea, eb, n);
-    const double nn = dot3(n, n);
-    if (nn > PARALLEL_TOL * dot3(ea, ea) * dot3(eb, eb)) {
-        cross3(eb, w, q);
-        const double sn = dot3(q, n);
-        cross3(ea, w, q);
-        const double rn = dot3(q, n);
+    if (cross_coords(ea, eb, w, n, &nn, &u, &rn)) {
+        const double sn = -u;
         if (sn > 0.0 && sn < nn && rn > 0.0 && rn < nn) {
             const double wn = dot3(w, n);
             *s = sn / nn, *r = rn / nn;
@@ -561,4 +566,145 @@ double ct_ee_mollifier(double c, double eps, double *dm, double *d2m)
     if (dm) *dm = 0.0;
     if (d2m) *d2m = 0.0;
     return 1.0;
+}
+
+/* ---- classification and distance in one pass (for the collision-set construction) ----
+ * Each returns the type of ct_xx_classify and stores in *d2 the value ct_xx_d2 returns for that
+ * type, bitwise: the same operations on the same operands, so the set built from them is the one
+ * built from ct_xx_classify + ct_xx_d2. They repeat the classification code above (pe_closest_full,
+ * pt_closest_full, ee_closest_full with pt_boundary / ee_boundary), written out for speed: a change
+ * there must be mirrored here (test_classify_d2_bitwise in tests/check_contact.c compares them).
+ *  - Vertex and edge types: the closest-feature distances the classification computes,
+ *    |p − e0|², |p − e1|² or |w − s e|² with s = (w·e)/|e|², which are pp_sub's and
+ *    point_line_d2's values (ct_pe_d2's zero-length fallback is never taken: P_E implies
+ *    0 < w·e < |e|²). The EE end-point pairs compute b − a where ct_ee_d2 computes a − b: the
+ *    differences round to opposite values and the squares agree. Edge vectors and their squared
+ *    lengths are shared between sub-problems; dotn and dot3 agree on sums of squares (0 + x = x).
+ *  - Interior types: r = ((w·n)/|n|²) n and |r|² from the classification's w and n, as
+ *    point_plane_d2 / line_line_d2 compute them (they pass the same PARALLEL_TOL test, so they do
+ *    not fall back).
+ * pe_closest_d2 forms all three candidate values and selects one (a zero-length edge gives
+ * s = ±inf or NaN in an unused candidate; no floating-point traps are enabled). */
+
+/* dotn(3, a, b) written out (the same operations, from 0.0) */
+static inline double dotn3(const double *a, const double *b)
+{
+    double s = 0.0;
+    s += a[0] * b[0];
+    s += a[1] * b[1];
+    s += a[2] * b[2];
+    return s;
+}
+
+/* pe_closest_full's type and d² with e = e1 − e0 and ee = |e|² given (the same operations; the
+ * three candidate values are all formed and the classified one selected). */
+static inline ct_pe_type pe_closest_d2(int dim, const double *p, const double *e0, const double *e1,
+                                       const double *e, double ee, double *d2)
+{
+    double we, dw, dq, dr;
+    if (dim == 3) {
+        const double w[3] = {p[0] - e0[0], p[1] - e0[1], p[2] - e0[2]};
+        const double q[3] = {p[0] - e1[0], p[1] - e1[1], p[2] - e1[2]};
+        we = dotn3(w, e);
+        const double s = we / ee, r[3] = {w[0] - s * e[0], w[1] - s * e[1], w[2] - s * e[2]};
+        dw = dotn3(w, w), dq = dotn3(q, q), dr = dotn3(r, r);
+    } else {
+        double w[3], q[3], r[3];
+        subn(dim, p, e0, w);
+        subn(dim, p, e1, q);
+        we = dotn(dim, w, e);
+        const double s = we / ee;
+        for (int a = 0; a < dim; ++a) r[a] = w[a] - s * e[a];
+        dw = dotn(dim, w, w), dq = dotn(dim, q, q), dr = dotn(dim, r, r);
+    }
+    const int t0 = !(we > 0.0), t1 = we >= ee;
+    *d2 = t0 ? dw : t1 ? dq : dr;
+    return t0 ? CT_PE_P_E0 : t1 ? CT_PE_P_E1 : CT_PE_P_E;
+}
+
+ct_pe_type ct_pe_classify_d2(int dim, const double *p, const double *e0, const double *e1, double *d2)
+{
+    double e[3];
+    subn(dim, e1, e0, e);
+    const double ee = dotn(dim, e, e);
+    return dim == 2 ? pe_closest_d2(2, p, e0, e1, e, ee, d2) : pe_closest_d2(3, p, e0, e1, e, ee, d2);
+}
+
+ct_pt_type ct_pt_classify_d2(const double *p, const double *t0, const double *t1, const double *t2,
+                             double *d2)
+{
+    const double e1[3] = {t1[0] - t0[0], t1[1] - t0[1], t1[2] - t0[2]};
+    const double e2[3] = {t2[0] - t0[0], t2[1] - t0[1], t2[2] - t0[2]};
+    const double w[3] = {p[0] - t0[0], p[1] - t0[1], p[2] - t0[2]};
+    double n[3], nn, u, v;
+    if (cross_coords(e1, e2, w, n, &nn, &u, &v) && u >= 0.0 && v >= 0.0 && u + v <= nn) {
+        const double wn = dot3(w, n) / nn; /* point_plane_d2's residual and |r|² */
+        const double r[3] = {wn * n[0], wn * n[1], wn * n[2]};
+        *d2 = dotn3(r, r);
+        return CT_PT_P_T;
+    }
+    /* pt_boundary: the nearest of the edges t0–t1, t1–t2, t2–t0 (first wins ties) */
+    static const ct_pt_type vert[3] = {CT_PT_P_T0, CT_PT_P_T1, CT_PT_P_T2};
+    static const ct_pt_type edge[3] = {CT_PT_P_E0, CT_PT_P_E1, CT_PT_P_E2};
+    const double e12[3] = {t2[0] - t1[0], t2[1] - t1[1], t2[2] - t1[2]};
+    const double e20[3] = {t0[0] - t2[0], t0[1] - t2[1], t0[2] - t2[2]};
+    double d[3];
+    ct_pe_type pe[3];
+    pe[0] = pe_closest_d2(3, p, t0, t1, e1, dotn3(e1, e1), &d[0]);
+    pe[1] = pe_closest_d2(3, p, t1, t2, e12, dotn3(e12, e12), &d[1]);
+    pe[2] = pe_closest_d2(3, p, t2, t0, e20, dotn3(e20, e20), &d[2]);
+    ct_pt_type best = CT_PT_P_T0;
+    double bd = INFINITY;
+    for (int k = 0; k < 3; ++k)
+        if (d[k] < bd)
+            bd = d[k], best = pe[k] == CT_PE_P_E0 ? vert[k] : pe[k] == CT_PE_P_E1 ? vert[(k + 1) % 3] : edge[k];
+    *d2 = bd;
+    return best;
+}
+
+/* ee_boundary's point–edge problems a0–b, a1–b, b0–a, b1–a, sharing the edge vectors and their
+ * squared lengths (dotn of a sum of squares is dot3: the terms are >= 0); each is
+ * ct_pe_classify_d2 of that point and edge */
+static inline void ee_point_edges(const double *a0, const double *a1, const double *b0, const double *b1,
+                                  const double *ea, const double *eb, ct_pe_type t[4], double d[4])
+{
+    const double la = dot3(ea, ea), lb = dot3(eb, eb);
+    t[0] = pe_closest_d2(3, a0, b0, b1, eb, lb, &d[0]);
+    t[1] = pe_closest_d2(3, a1, b0, b1, eb, lb, &d[1]);
+    t[2] = pe_closest_d2(3, b0, a0, a1, ea, la, &d[2]);
+    t[3] = pe_closest_d2(3, b1, a0, a1, ea, la, &d[3]);
+}
+
+ct_ee_type ct_ee_classify_d2(const double *a0, const double *a1, const double *b0, const double *b1,
+                             double *d2, double *c2, double *pe)
+{
+    const double ea[3] = {a1[0] - a0[0], a1[1] - a0[1], a1[2] - a0[2]};
+    const double eb[3] = {b1[0] - b0[0], b1[1] - b0[1], b1[2] - b0[2]};
+    const double w[3] = {a0[0] - b0[0], a0[1] - b0[1], a0[2] - b0[2]};
+    double n[3], nn, u, rn, d[4];
+    ct_pe_type t[4];
+    const int skew = cross_coords(ea, eb, w, n, &nn, &u, &rn);
+    if (c2) *c2 = nn; /* = ct_ee_cross2 (same operations) */
+    if (pe) {
+        ee_point_edges(a0, a1, b0, b1, ea, eb, t, d);
+        memcpy(pe, d, sizeof d);
+    }
+    if (skew && -u > 0.0 && -u < nn && rn > 0.0 && rn < nn) {
+        const double wn = dot3(w, n) / nn; /* line_line_d2's residual and |r|² */
+        const double r[3] = {wn * n[0], wn * n[1], wn * n[2]};
+        *d2 = dotn3(r, r);
+        return CT_EE_A_B;
+    }
+    /* ee_boundary: the nearest of the four (first wins ties) */
+    static const ct_ee_type map[4][3] = {{CT_EE_A0_B0, CT_EE_A0_B1, CT_EE_A0_B},
+                                         {CT_EE_A1_B0, CT_EE_A1_B1, CT_EE_A1_B},
+                                         {CT_EE_A0_B0, CT_EE_A1_B0, CT_EE_A_B0},
+                                         {CT_EE_A0_B1, CT_EE_A1_B1, CT_EE_A_B1}};
+    if (!pe) ee_point_edges(a0, a1, b0, b1, ea, eb, t, d);
+    ct_ee_type best = CT_EE_A0_B0;
+    double bd = INFINITY;
+    for (int k = 0; k < 4; ++k)
+        if (d[k] < bd) bd = d[k], best = map[k][t[k]];
+    *d2 = bd;
+    return best;
 }

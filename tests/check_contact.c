@@ -165,6 +165,17 @@ static double proj_kappa_density(const void *ctx, const ct_collision *c, double 
     return dk[1] * b;
 }
 
+/* Two plates 0.5 mm apart, 3×3 cells below and 4×4 above (mismatched grids). */
+static const char two_plates_json[] =
+    "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.01}, \"gravity\": [0, 0, 0],"
+    " \"bodies\": ["
+    "  {\"name\": \"bottom\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.004, 1], \"cells\": [3, 1, 3],"
+    "   \"origin\": [0, -0.004, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
+    "   \"density\": 1000}},"
+    "  {\"name\": \"top\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.004, 1], \"cells\": [4, 1, 4],"
+    "   \"origin\": [0, 0.0005, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
+    "   \"density\": 1000}}]}";
+
 /* The assembled per-term Hessian blocks (projected in the complement of the translations with
  * the inline eigensolver) against LAPACK's projection (ct_psd_project, dsyev) of the full term
  * Hessian: w(ψ_ss ∇s∇sᵀ + ψ_s ∇²s) in closed form for unmollified terms, central differences of
@@ -173,16 +184,7 @@ static double proj_kappa_density(const void *ctx, const ct_collision *c, double 
 START_TEST(test_term_projection)
 {
     const double dhat = 1e-3, kappa = 1e4, dk[2] = {dhat, kappa};
-    char json[2048];
-    snprintf(json, sizeof json,
-             "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.01}, \"gravity\": [0, 0, 0],"
-             " \"bodies\": ["
-             "  {\"name\": \"bottom\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.004, 1], \"cells\": [3, 1, 3],"
-             "   \"origin\": [0, -0.004, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
-             "   \"density\": 1000}},"
-             "  {\"name\": \"top\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.004, 1], \"cells\": [4, 1, 4],"
-             "   \"origin\": [0, 0.0005, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
-             "   \"density\": 1000}}]}");
+    const char *json = two_plates_json;
     ct_scene sc;
     ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     const ct_step_ctx *c = &sim->ctx;
@@ -563,6 +565,157 @@ START_TEST(test_term_projection_symmetric)
 }
 END_TEST
 
+/* ---- collision-set construction: one-pass distances and invariants of the set ---- */
+
+#include "contactlab/ct_distance.h"
+
+static double lcg01(unsigned long long *r)
+{
+    *r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*r >> 11) / 9007199254740992.0;
+}
+
+/* mode 0: uniform in [-1, 1]³; 1: a lattice of step 1/2 (exact ties, parallel and collinear
+ * primitives, coincident vertices); 2: uniform with a tiny scale (1e-9), relative rounding alike */
+static void test_point(unsigned long long *r, int mode, double *p)
+{
+    for (int k = 0; k < 3; ++k)
+        p[k] = mode == 1 ? 0.5 * floor(5.0 * lcg01(r)) - 1.0 : (mode == 2 ? 1e-9 : 1.0) * (2.0 * lcg01(r) - 1.0);
+}
+
+/* ct_xx_classify_d2 returns the type of ct_xx_classify and, bitwise, the value of ct_xx_d2 for it
+ * (the collision-set construction relies on it: its terms must not depend on which is called).
+ * Also nearly degenerate input: the last vertex placed on a line through the others + 1e-9 noise. */
+START_TEST(test_classify_d2_bitwise)
+{
+    unsigned long long r = 2024;
+    int seen_pe[3] = {0}, seen_pt[7] = {0}, seen_ee[9] = {0}, bad = 0;
+    for (int it = 0; it < 300000; ++it) {
+        const int mode = it % 4 == 3 ? 0 : it % 4;
+        double v[4][3];
+        for (int k = 0; k < 4; ++k) test_point(&r, mode, v[k]);
+        if (it % 4 == 3) /* near-degenerate: v3 near the line v1 + s (v2 - v1) (PT) / parallel to v0v1 (EE) */
+            for (int k = 0; k < 3; ++k) {
+                const double s = lcg01(&r);
+                v[3][k] = v[2][k] + s * (v[1][k] - v[0][k]) + 1e-9 * (2.0 * lcg01(&r) - 1.0);
+            }
+        double a, b, c2a, c2b;
+        for (int dim = 2; dim <= 3; ++dim) {
+            const ct_pe_type t = ct_pe_classify(dim, v[0], v[1], v[2]);
+            a = ct_pe_d2(dim, v[0], v[1], v[2], t, NULL, NULL);
+            bad += ct_pe_classify_d2(dim, v[0], v[1], v[2], &b) != t || memcmp(&a, &b, sizeof a) != 0;
+            seen_pe[t] = 1;
+        }
+        const ct_pt_type tp = ct_pt_classify(v[0], v[1], v[2], v[3]);
+        a = ct_pt_d2(v[0], v[1], v[2], v[3], tp, NULL, NULL);
+        bad += ct_pt_classify_d2(v[0], v[1], v[2], v[3], &b) != tp || memcmp(&a, &b, sizeof a) != 0;
+        seen_pt[tp] = 1;
+        const ct_ee_type te = ct_ee_classify(v[0], v[1], v[2], v[3]);
+        a = ct_ee_d2(v[0], v[1], v[2], v[3], te, NULL, NULL);
+        c2a = ct_ee_cross2(v[0], v[1], v[2], v[3], NULL, NULL);
+        double pe[4], pe_ref[4];
+        for (int k = 0; k < 4; ++k) /* a0–b, a1–b, b0–a, b1–a */
+            ct_pe_classify_d2(3, v[k], v[k < 2 ? 2 : 0], v[k < 2 ? 3 : 1], &pe_ref[k]);
+        bad += ct_ee_classify_d2(v[0], v[1], v[2], v[3], &b, &c2b, NULL) != te || memcmp(&a, &b, sizeof a) != 0 ||
+               memcmp(&c2a, &c2b, sizeof c2a) != 0;
+        bad += ct_ee_classify_d2(v[0], v[1], v[2], v[3], &b, &c2b, pe) != te || memcmp(&a, &b, sizeof a) != 0 ||
+               memcmp(pe, pe_ref, sizeof pe) != 0;
+        seen_ee[te] = 1;
+    }
+    ck_assert_int_eq(bad, 0);
+    for (int k = 0; k < 3; ++k) ck_assert(seen_pe[k]);
+    for (int k = 0; k < 7; ++k) ck_assert(seen_pt[k]);
+    for (int k = 0; k < 9; ++k) ck_assert(seen_ee[k]);
+}
+END_TEST
+
+static int same_set(const ct_collision_set *a, const ct_collision_set *b)
+{
+    return a->n == b->n && (a->n == 0 || memcmp(a->c, b->c, (size_t)a->n * sizeof *a->c) == 0);
+}
+
+/* The set of two mismatched plates (3×3 against 4×4 cells, the top one perturbed by ±0.3 d̂, or
+ * snapped to a d̂/4 lattice: exact ties): the same for any thread count and for candidates
+ * inflated by d̂ or 10 d̂ (extra far candidates are filtered out); terms in strictly increasing
+ * (kind, mollifier type, first stencil vertex) order without duplicate stencils, non-zero
+ * weights, every term within d̂. */
+START_TEST(test_colset_invariants)
+{
+    const double dhat = 1e-3;
+    const int dim = 3;
+    const char *json = two_plates_json;
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
+    const ct_step_ctx *c = &sim->ctx;
+    double *x = malloc((size_t)c->nx * dim * sizeof *x);
+    ct_contact_mesh cm;
+    ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
+    unsigned long long r = 777;
+    long n_terms = 0;
+    int kinds[5] = {0};
+    for (int variant = 0; variant < 2; ++variant) {
+        memcpy(x, sim->x, (size_t)c->nx * dim * sizeof *x);
+        for (int v = 0; v < c->nx; ++v)
+            if (c->vert_part[v] == 1)
+                for (int k = 0; k < dim; ++k) {
+                    double *q = &x[v * dim + k];
+                    *q += 0.3 * dhat * (2.0 * lcg01(&r) - 1.0);
+                    if (variant == 1) *q = 0.25 * dhat * nearbyint(*q / (0.25 * dhat));
+                }
+        ct_candidates near, far;
+        ct_candidates_init(&near);
+        ct_candidates_init(&far);
+        ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, dhat, 1, &near), CT_OK);
+        ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, 10 * dhat, 1, &far), CT_OK);
+        ck_assert(far.vf.n + far.ee.n > near.vf.n + near.ee.n);
+        for (int kind = 0; kind < 3; ++kind) {
+            ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, kind == 2 ? CT_EEW_AREA : CT_EEW_DHAT2,
+                                dhat, 1};
+            ct_collision_set ref, cs;
+            ct_collision_set_init(&ref);
+            ct_collision_set_init(&cs);
+            ck_assert_int_eq(ct_collision_set_build(&ref, &cm, &near, NULL, 0, x, &o), CT_OK);
+            ck_assert(ref.n > 0);
+            for (int th = 1; th <= 3; ++th) {
+                o.threads = th;
+                ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &near, NULL, 0, x, &o), CT_OK);
+                ck_assert(same_set(&ref, &cs));
+                ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &far, NULL, 0, x, &o), CT_OK);
+                ck_assert(same_set(&ref, &cs));
+            }
+            for (long i = 0; i < ref.n; ++i) {
+                const ct_collision *t = &ref.c[i];
+                const int sub = t->eps_x > 0.0 ? t->type + 1 : 0, nv = ct_collision_nverts(t);
+                ck_assert(t->w != 0.0);
+                ck_assert(ct_collision_d2(t, &cm, NULL, x, NULL, NULL) < dhat * dhat);
+                kinds[t->kind] = 1;
+                for (long j = i + 1; j < ref.n; ++j) {
+                    const ct_collision *u = &ref.c[j];
+                    const int su = u->eps_x > 0.0 ? u->type + 1 : 0;
+                    ck_assert(u->kind > t->kind || (u->kind == t->kind && su >= sub));
+                    if (u->kind != t->kind || su != sub || u->v[0] != t->v[0]) {
+                        ck_assert(u->kind != t->kind || su != sub || u->v[0] > t->v[0]);
+                        break;
+                    }
+                    ck_assert(memcmp(u->v, t->v, (size_t)nv * sizeof *t->v) != 0);
+                }
+            }
+            n_terms += ref.n;
+            ct_collision_set_free(&ref);
+            ct_collision_set_free(&cs);
+        }
+        ct_candidates_free(&near);
+        ct_candidates_free(&far);
+    }
+    printf("collision-set invariants: %ld terms in 6 sets, each the same for 1-3 threads and d-hat / 10 d-hat "
+           "candidates\n", n_terms);
+    ck_assert(kinds[CT_COL_PP] && kinds[CT_COL_PE] && kinds[CT_COL_PT] && kinds[CT_COL_EE]);
+    ct_contact_mesh_free(&cm);
+    free(x);
+    free_sim(sim, &sc);
+}
+END_TEST
+
 static Suite *contact_suite(void)
 {
     Suite *s = suite_create("contact");
@@ -575,6 +728,8 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_term_projection);
     tcase_add_test(tc, test_candidate_reuse);
     tcase_add_test(tc, test_term_projection_symmetric);
+    tcase_add_test(tc, test_classify_d2_bitwise);
+    tcase_add_test(tc, test_colset_invariants);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -76,6 +76,18 @@ double ct_pt_d2(const double *p, const double *t0, const double *t1, const doubl
 double ct_ee_d2(const double *a0, const double *a1, const double *b0, const double *b1,
                 ct_ee_type t, double *g, double *H);
 
+/* ---- classification and squared distance in one call ----
+ * The type ct_xx_classify returns, and in *d2 the value of ct_xx_d2 for that type without
+ * derivatives, bitwise identical (the same operations), at the cost of the classification alone.
+ * ct_ee_classify_d2 also stores c = |(a1-a0)×(b1-b0)|² in *c2 (bitwise ct_ee_cross2) if c2 != NULL,
+ * and, if pe != NULL, the point–edge d² of a0–b, a1–b, b0–a, b1–a in pe[0..3] (bitwise
+ * ct_pe_classify_d2(3, a0, b0, b1, ...) and so on). */
+ct_pe_type ct_pe_classify_d2(int dim, const double *p, const double *e0, const double *e1, double *d2);
+ct_pt_type ct_pt_classify_d2(const double *p, const double *t0, const double *t1, const double *t2,
+                             double *d2);
+ct_ee_type ct_ee_classify_d2(const double *a0, const double *a1, const double *b0, const double *b1,
+                             double *d2, double *c2, double *pe);
+
 /* ---- closest-point coordinates (for friction tangent bases and relative velocities) ----
  * PE: *s in [0,1], closest point e0 + s (e1 - e0).
  * PT: (b1, b2), closest point t0 + b1 (t1 - t0) + b2 (t2 - t0).
