@@ -1121,25 +1121,33 @@ static int small_psd_project(double *M, int r)
             for (int i = j + 1; i < r; ++i) M[j + r * i] = M[i + r * j];
         return 0;
     }
-    const int nrot = tridiagonal_ql(d, e, r, tnorm, rot);
+    /* The QL iteration runs on the reversed matrix J T J (J the exchange matrix), i.e. it is the
+     * QR iteration on T, which takes fewer rotations here (on the terms of the n = 50 bench scene:
+     * 52 instead of 77 per 9×9 mollified edge–edge matrix, 28 instead of 30 per 5×5). */
+    double dr[9], er[9];
+    for (int i = 0; i < r; ++i) {
+        dr[i] = d[r - 1 - i];
+        er[i] = i + 1 < r ? e[r - 2 - i] : 0.0;
+    }
+    const int nrot = tridiagonal_ql(dr, er, r, tnorm, rot);
     if (nrot < 0) return ct_psd_project(M, r) == CT_OK ? 0 : -1;
     int kneg = 0, kpos = 0;
     for (int k = 0; k < r; ++k) {
-        kneg += d[k] < -band;
-        kpos += d[k] > band;
+        kneg += dr[k] < -band;
+        kpos += dr[k] > band;
     }
     /* the eigenvectors of the smaller side, Y[i·9 + q] the component i of vector q */
     const int positive = kpos < kneg;
     double Y[81], lam[9];
     int nw = 0;
-    for (int k = 0; k < r; ++k)
-        if (positive ? d[k] > band : d[k] < -band) {
-            for (int i = 0; i < r; ++i) Y[i * 9 + nw] = i == k;
-            lam[nw++] = ex ? ldexp(d[k], ex) : d[k];
+    for (int k = 0; k < r; ++k) /* position k of J T J is position r − 1 − k of T */
+        if (positive ? dr[k] > band : dr[k] < -band) {
+            for (int i = 0; i < r; ++i) Y[i * 9 + nw] = i == r - 1 - k;
+            lam[nw++] = ex ? ldexp(dr[k], ex) : dr[k];
         }
-    for (int t = nrot - 1; t >= 0; --t) { /* z_T = G_1⋯G_R e_k */
+    for (int t = nrot - 1; t >= 0; --t) { /* z_T = J G_1⋯G_R J e_k: rotation (i, i+1) of J T J acts on (r−1−i, r−2−i) */
         const double c = rot[t].c, s = rot[t].s;
-        double *y0 = Y + 9 * rot[t].i, *y1 = y0 + 9;
+        double *y0 = Y + 9 * (r - 1 - rot[t].i), *y1 = y0 - 9;
         for (int q = 0; q < nw; ++q) {
             const double a = y0[q], b = y1[q];
             y0[q] = c * a + s * b;
