@@ -720,6 +720,243 @@ START_TEST(test_contact_slot_cache)
 }
 END_TEST
 
+/* ---- contact Hessian mapping: chunks reused from the recorded sequence, block lookups ---- */
+
+/* A term: 1-4 distinct vertices and how its triplets are emitted. */
+typedef struct reuse_term {
+    int nv, v[4], mode;
+} reuse_term;
+
+enum { RT_MODEL, RT_FULL, RT_SHUFFLED, RT_TWICE, RT_SHIFTED, RT_NMODES };
+
+/* A term over the vertices of one element (inside the base pattern) or over random vertices
+ * (mostly outside it: pattern growth). */
+static reuse_term reuse_make_term(const ct_sim *sim, unsigned *s, int far, int mode)
+{
+    reuse_term t = {.nv = 1 + (int)(cache_rng(s) % 4u), .mode = mode};
+    const int *ev = sim->el.elem + (size_t)(cache_rng(s) % (unsigned)sim->el.ne) * (size_t)(sim->dim + 1);
+    for (int a = 0; a < t.nv; ++a) {
+        int v, dup;
+        do {
+            v = far ? (int)(cache_rng(s) % (unsigned)sim->nq) : ev[cache_rng(s) % 4u];
+            dup = 0;
+            for (int b = 0; b < a; ++b) dup |= t.v[b] == v;
+        } while (dup);
+        t.v[a] = v;
+    }
+    return t;
+}
+
+/* The triplets of a term, as the model emits them (RT_MODEL: per column vertex b and
+ * component j, the rows of every vertex a, upper triangle only; the vertices in term order,
+ * not sorted) or with the block structure broken: full blocks (lower-triangle triplets too),
+ * shuffled, every triplet twice, rows shifted by one dof (across vertex blocks). */
+static void reuse_emit(const reuse_term *t, ct_triplets *T, unsigned *s)
+{
+    const size_t first = T->n;
+    for (int b = 0; b < t->nv; ++b)
+        for (int j = 0; j < 3; ++j) {
+            const int col = 3 * t->v[b] + j;
+            for (int a = 0; a < t->nv; ++a)
+                for (int k = 0; k < 3; ++k) {
+                    int row = 3 * t->v[a] + k;
+                    if (t->mode == RT_SHIFTED) row = row + 1 < col ? row + 1 : row;
+                    if (t->mode != RT_FULL && row > col) continue;
+                    const double v = ((int)(cache_rng(s) % 2001u) - 1000) / 997.0;
+                    ck_assert_int_eq(ct_triplets_add(T, row, col, v), CT_OK);
+                    if (t->mode == RT_TWICE) ck_assert_int_eq(ct_triplets_add(T, row, col, -0.5 * v), CT_OK);
+                }
+        }
+    if (t->mode == RT_SHUFFLED)
+        for (size_t k = T->n - 1; k > first; --k) {
+            const size_t q = first + cache_rng(s) % (unsigned)(k - first + 1);
+            const int r = T->row[k], c = T->col[k];
+            const double v = T->val[k];
+            T->row[k] = T->row[q], T->col[k] = T->col[q], T->val[k] = T->val[q];
+            T->row[q] = r, T->col[q] = c, T->val[q] = v;
+        }
+}
+
+static void reuse_sequence(const reuse_term *L, int m, ct_triplets *T, unsigned seed, size_t *off)
+{
+    ct_triplets_clear(T);
+    unsigned s = seed;
+    for (int i = 0; i < m; ++i) {
+        if (off) off[i] = T->n;
+        reuse_emit(&L[i], T, &s);
+    }
+}
+
+/* The recorded slots are those of a plain search in the final pattern (-1: a fixed dof or the
+ * lower triangle), and A = base + the triplets summed in order (dense, bitwise). */
+static void reuse_check(const ct_assembly *as, const double *base, const ct_triplets *T, double w)
+{
+    const int nf = as->nfree;
+    const int *fi = as->free_index;
+    const ct_csc *A = &as->A;
+    ck_assert_int_eq(as->cm_valid, 1);
+    ck_assert_uint_eq(as->cm_n, T->n);
+    double *E = malloc((size_t)nf * nf * sizeof *E);
+    ck_assert_ptr_nonnull(E);
+    memcpy(E, base, (size_t)nf * nf * sizeof *E);
+    for (size_t k = 0; k < T->n; ++k) {
+        ck_assert_int_eq(as->cm_row[k], T->row[k]);
+        ck_assert_int_eq(as->cm_col[k], T->col[k]);
+        const int r = fi[T->row[k]], c = fi[T->col[k]];
+        const long want = r >= 0 && c >= 0 && r <= c ? ct_csc_find(A, r, c) : -1;
+        if (r >= 0 && c >= 0 && r <= c) ck_assert_int_ge(want, 0); /* the pattern grew */
+        ck_assert_int_eq(as->cm_slot[k], want);
+        if (want >= 0) E[r + (size_t)nf * c] += w * T->val[k];
+    }
+    for (int c = 0; c < A->ncol; ++c)
+        for (int k = A->colptr[c]; k < A->colptr[c + 1]; ++k)
+            ck_assert_int_eq(memcmp(&A->val[k], &E[A->rowind[k] + (size_t)nf * c], sizeof(double)), 0);
+    free(E);
+}
+
+START_TEST(test_contact_slot_reuse)
+{
+    char j[2048];
+    bar_scene(j, sizeof j, "");
+    for (int nth = 1; nth <= 3; ++nth) {
+        omp_set_num_threads(nth);
+        ct_scene sc;
+        ct_sim *sim = ct_test_make_sim(&sc, j, NULL);
+        ck_assert_int_eq(sim->dofs.identity, 1);
+        /* single fixed components inside vertex blocks, besides the fixed side */
+        for (int v = 3; v < sim->nq; v += 7) sim->fixed[3 * v + v % 3] = 1;
+        ct_diag d;
+        ct_diag_init(&d);
+        ct_assembly as, b0;
+        ck_assert_int_eq(ct_assembly_build(&as, sim, &d), CT_OK);
+        ck_assert_int_eq(ct_assembly_build(&b0, sim, &d), CT_OK);
+        const int nf = as.nfree;
+        ck_assert_int_lt(nf + 3 * (sim->nq / 7), sim->ndof); /* the fixed side too */
+        ck_assert_int_eq(ct_assembly_fill(&b0, sim, sim->q, 1.0, 1e-4, NULL, 0.0, 0, NULL, NULL, &d), CT_OK);
+        double *base = calloc((size_t)nf * nf, sizeof *base);
+        ck_assert_ptr_nonnull(base);
+        for (int c = 0; c < nf; ++c)
+            for (int k = b0.A.colptr[c]; k < b0.A.colptr[c + 1]; ++k) base[b0.A.rowind[k] + (size_t)nf * c] = b0.A.val[k];
+        ct_triplets T;
+        ct_triplets_init(&T);
+        unsigned s = 4242u;
+
+        /* 1. model-ordered element terms: lookups by verified predictions, few searches */
+        enum { M = 600 };
+        reuse_term L0[M], L1[M + 200];
+        for (int i = 0; i < M; ++i) L0[i] = reuse_make_term(sim, &s, 0, RT_MODEL);
+        reuse_sequence(L0, M, &T, 1u, NULL);
+        ck_assert_int_eq(ct_assembly_fill(&as, sim, sim->q, 1.0, 1e-4, &T, 0.8, 0, NULL, NULL, &d), CT_OK);
+        reuse_check(&as, base, &T, 0.8);
+        ck_assert_int_eq(as.cm_reused, 0);
+        ck_assert_int_lt(as.cm_searches * 4, (long)T.n);
+        const long searches_model = as.cm_searches;
+        const size_t n_model = T.n;
+
+        /* 2. the block structure broken: full blocks, shuffled, duplicates, shifted rows, and
+         *    terms outside the pattern; the fallbacks give the plain search's slots */
+        ct_assembly fresh;
+        ck_assert_int_eq(ct_assembly_build(&fresh, sim, &d), CT_OK);
+        for (int i = 0; i < M; ++i) L0[i] = reuse_make_term(sim, &s, i % 9 == 4, i % 3 ? (int)(cache_rng(&s) % RT_NMODES) : RT_MODEL);
+        reuse_sequence(L0, M, &T, 2u, NULL);
+        const long nnz0 = (long)ct_csc_nnz(&fresh.A);
+        ck_assert_int_eq(ct_assembly_fill(&fresh, sim, sim->q, 1.0, 1e-4, &T, 1.1, 0, NULL, NULL, &d), CT_OK);
+        ck_assert_int_gt((long)ct_csc_nnz(&fresh.A), nnz0);
+        reuse_check(&fresh, base, &T, 1.1);
+        ck_assert_int_gt(fresh.cm_searches, 0);
+
+        /* 3. model-ordered terms, some outside the pattern, then the same terms edited as between
+         *    Newton iterations: runs of dropped and of new terms
+         *    longer than the window, scattered ones, changed vertices, a term moved to the front,
+         *    new terms outside the pattern (growth while slots are reused) */
+        for (int i = 0; i < M; ++i) { /* vertices sorted (as the contact model's terms): chunks = terms */
+            L0[i] = reuse_make_term(sim, &s, i % 9 == 4, RT_MODEL);
+            for (int a = 1; a < L0[i].nv; ++a)
+                for (int b = a; b > 0 && L0[i].v[b - 1] > L0[i].v[b]; --b) {
+                    const int v = L0[i].v[b];
+                    L0[i].v[b] = L0[i].v[b - 1], L0[i].v[b - 1] = v;
+                }
+        }
+        reuse_sequence(L0, M, &T, 4u, NULL);
+        ck_assert_int_eq(ct_assembly_fill(&fresh, sim, sim->q, 1.0, 1e-4, &T, 1.4, 0, NULL, NULL, &d), CT_OK);
+        reuse_check(&fresh, base, &T, 1.4);
+        int m1 = 0;
+        L1[m1++] = L0[M - 3];
+        for (int i = 0; i < M; ++i) {
+            if (i >= 40 && i < 90) continue;           /* 50 dropped */
+            if (i % 37 == 5 || i == M - 3) continue;    /* scattered drops, the moved term */
+            if (i == 200)
+                for (int q = 0; q < 30; ++q) L1[m1++] = reuse_make_term(sim, &s, q % 3 == 0, RT_MODEL);
+            if (i % 53 == 7) L1[m1++] = reuse_make_term(sim, &s, 1, RT_MODEL);
+            reuse_term t = L0[i];
+            if (i % 41 == 11) t.v[0] = (t.v[0] + 1) % sim->nq; /* changed (may repeat a vertex) */
+            L1[m1++] = t;
+        }
+        ck_assert_int_le(m1, M + 200);
+        size_t off[M + 200];
+        reuse_sequence(L1, m1, &T, 3u, off);
+        /* two unchanged 4-vertex terms (one chunk of 78 triplets each) altered in their middle:
+         * one row (same chunk key: length, first and last 16 triplets), one column (same rows) */
+        int altered = 0;
+        for (int i = 3 * m1 / 4; i < m1 - 1 && altered < 2; ++i)
+            if (L1[i].nv == 4 && off[i + 1] - off[i] == 78 && T.row[off[i] + 30] > 0) {
+                if (altered++ == 0) T.row[off[i] + 30] -= 1;
+                else T.col[off[i] + 30] += 1;
+            }
+        ck_assert_int_eq(altered, 2);
+        long reused0 = fresh.cm_reused, hits0 = fresh.cm_hits;
+        const long nnz1 = (long)ct_csc_nnz(&fresh.A);
+        ck_assert_int_eq(ct_assembly_fill(&fresh, sim, sim->q, 1.0, 1e-4, &T, 0.9, 0, NULL, NULL, &d), CT_OK);
+        ck_assert_int_gt((long)ct_csc_nnz(&fresh.A), nnz1);
+        ck_assert_int_eq(fresh.cm_hits, hits0);
+        ck_assert_int_gt(2 * (fresh.cm_reused - reused0), (long)T.n); /* most triplets reused */
+        ck_assert_int_lt(fresh.cm_reused - reused0, (long)T.n);
+        reuse_check(&fresh, base, &T, 0.9);
+
+        /* 4. the same sequence, new values: the whole recorded sequence */
+        cache_values(&T, 77u);
+        ck_assert_int_eq(ct_assembly_fill(&fresh, sim, sim->q, 1.0, 1e-4, &T, 1.3, 0, NULL, NULL, &d), CT_OK);
+        ck_assert_int_eq(fresh.cm_hits, hits0 + 1);
+        reuse_check(&fresh, base, &T, 1.3);
+
+        /* 5. the terms in reverse order: the chunks found through the key index */
+        for (int i = 0; i < m1 / 2; ++i) {
+            const reuse_term t = L1[i];
+            L1[i] = L1[m1 - 1 - i], L1[m1 - 1 - i] = t;
+        }
+        reuse_sequence(L1, m1, &T, 3u, NULL);
+        reused0 = fresh.cm_reused;
+        ck_assert_int_eq(ct_assembly_fill(&fresh, sim, sim->q, 1.0, 1e-4, &T, 0.7, 0, NULL, NULL, &d), CT_OK);
+        ck_assert_int_gt(2 * (fresh.cm_reused - reused0), (long)T.n);
+        reuse_check(&fresh, base, &T, 0.7);
+
+        /* 6. short chunks (arbitrary triplets): mapped without chunks for a while, same slots */
+        cache_triplets(sim, &T, 5000, 99u, 7);
+        ck_assert_int_eq(ct_assembly_fill(&fresh, sim, sim->q, 1.0, 1e-4, &T, 1.2, 0, NULL, NULL, &d), CT_OK);
+        reuse_check(&fresh, base, &T, 1.2);
+        for (int rep = 0; rep < 3; ++rep) {
+            reuse_sequence(L1, m1 - rep, &T, 5u + (unsigned)rep, NULL);
+            reused0 = fresh.cm_reused;
+            ck_assert_int_eq(ct_assembly_fill(&fresh, sim, sim->q, 1.0, 1e-4, &T, 0.6, 0, NULL, NULL, &d), CT_OK);
+            ck_assert_int_eq(fresh.cm_reused, reused0); /* no chunks compared */
+            reuse_check(&fresh, base, &T, 0.6);
+        }
+        printf("slot reuse, %d thread(s): %ld searches for %zu model-ordered triplets; %ld mappings, %ld reused "
+               "triplets, %ld searches; slots = plain search, sums bitwise\n",
+               nth, searches_model, n_model, fresh.cm_calls, fresh.cm_reused, fresh.cm_searches);
+        ct_triplets_free(&T);
+        free(base);
+        ct_assembly_free(&fresh);
+        ct_assembly_free(&b0);
+        ct_assembly_free(&as);
+        ct_diag_free(&d);
+        ct_sim_destroy(sim);
+        ct_scene_free(&sc);
+    }
+    omp_set_num_threads(1);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -740,6 +977,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_single_analysis);
     tcase_add_test(tc, test_restart_continues);
     tcase_add_test(tc, test_contact_slot_cache);
+    tcase_add_test(tc, test_contact_slot_reuse);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -79,11 +79,15 @@ typedef struct ct_assembly {
      * last Hc mapped through xfree alone (no triplet through J) and, per triplet, its slot in A
      * (-1: skipped, a fixed dof or the lower triangle). Valid while cm_valid; pattern growth
      * moves the slots along, a rebuild clears everything. cm_calls counts the Hc mapped this
-     * way, cm_hits those whose sequence equalled the recorded one (no lookups). */
+     * way, cm_hits those whose sequence equalled the recorded one (no lookups); of the others'
+     * triplets, cm_reused took the slot of an equal chunk of the recorded sequence, and the
+     * lookups of the rest needed cm_searches binary searches (counts over all calls). cm_aux:
+     * the cache's scratch (the next sequence, chunk tables; private to assemble.c). */
     int *cm_row, *cm_col, *cm_slot;
     size_t cm_n, cm_cap;
     int cm_valid;
-    long cm_calls, cm_hits;
+    long cm_calls, cm_hits, cm_reused, cm_searches;
+    void *cm_aux;
 } ct_assembly;
 
 typedef struct ct_sim {
