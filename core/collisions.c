@@ -487,6 +487,7 @@ typedef struct build_ctx {
     const ct_contact_mesh *cm;
     const double *x;
     double dhat2, fv;
+    double omega;             /* the edge–edge weight ω_e of ee_weight = dhat2 */
     int conv, ee_area;
     const ct_pair_list *list; /* vf / ee / ve candidates */
     const int *pr;            /* convergent edge–edge: (edge, partner) grouped by edge */
@@ -495,7 +496,7 @@ typedef struct build_ctx {
 
 typedef int (*gen_fn)(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb);
 
-#define OMEGA(e) (b->ee_area ? 0.5 * s->edge_area[(e)] : b->dhat2)
+#define OMEGA(e) (b->ee_area ? 0.5 * s->edge_area[(e)] : b->omega)
 
 /* 3D: vertex–face candidates vf[lo, hi) (whole vertex groups) */
 static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb)
@@ -780,7 +781,8 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
     const double fv = dim == 2 ? 0.5 : (ee_area ? 0.25 : 0.5);
     part_list P = {0};
     int err = 0;
-    build_ctx b = {cm, x, dhat2, fv, conv, ee_area, NULL, NULL, NULL};
+    const double ee_dhat = o->ee_dhat > 0.0 ? o->ee_dhat : dhat;
+    build_ctx b = {cm, x, dhat2, fv, ee_dhat * ee_dhat, conv, ee_area, NULL, NULL, NULL};
 
     if (dim == 3) {
         b.list = &cand->vf;

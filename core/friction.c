@@ -1,6 +1,7 @@
 /* friction.c — lagged, mollified IPC friction (paper 003; IPC 2020 §5). See ct_friction.h. */
 #include "contactlab/ct_friction.h"
 
+#include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_distance.h"
 #include "parallel.h"
 
@@ -29,8 +30,21 @@ double ct_friction_f1_over_y(double y, double eps)
 void ct_friction_set_init(ct_friction_set *fs) { memset(fs, 0, sizeof *fs); }
 void ct_friction_set_free(ct_friction_set *fs)
 {
+    const int profile = fs->profile;
     free(fs->p);
     memset(fs, 0, sizeof *fs);
+    fs->profile = profile;
+}
+
+/* The profile's potential f0 and its f1/y. */
+static double prof_f0(int profile, double y, double eps)
+{
+    return profile == CT_TANGENT_ADHESION ? ct_adhesion_ft0(y, eps) : ct_friction_f0(y, eps);
+}
+
+static double prof_f1_over_y(int profile, double y, double eps)
+{
+    return profile == CT_TANGENT_ADHESION ? ct_adhesion_ft_over_y(y, eps) : ct_friction_f1_over_y(y, eps);
 }
 
 static const double *X(const double *x, int dim, int v) { return x + (size_t)dim * (size_t)v; }
@@ -152,7 +166,7 @@ static double energy_term(long i, const void *p)
     const ct_friction_pair *fp = &a->fs->p[i];
     double u[2];
     ct_friction_u(fp, a->dim, a->x, a->x_prev, u);
-    return fp->mu * fp->lambda * ct_friction_f0(unorm(u, a->dim - 1), a->eps);
+    return fp->mu * fp->lambda * prof_f0(a->fs->profile, unorm(u, a->dim - 1), a->eps);
 }
 
 double ct_friction_energy(const ct_friction_set *fs, int dim, const double *x, const double *x_prev, double eps,
@@ -162,12 +176,12 @@ double ct_friction_energy(const ct_friction_set *fs, int dim, const double *x, c
     return ct_sum_fixed_chunks(fs->n, energy_term, &a, threads);
 }
 
-void ct_friction_term_grad(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double eps,
-                           double *g)
+void ct_friction_term_grad(const ct_friction_pair *p, int profile, int dim, const double *x, const double *x_prev,
+                           double eps, double *g)
 {
     double u[2];
     ct_friction_u(p, dim, x, x_prev, u);
-    double a = p->mu * p->lambda * ct_friction_f1_over_y(unorm(u, dim - 1), eps);
+    double a = p->mu * p->lambda * prof_f1_over_y(profile, unorm(u, dim - 1), eps);
     double t[3] = {0, 0, 0}; /* a · T u */
     for (int d = 0; d < dim; ++d)
         for (int j = 0; j < dim - 1; ++j) t[d] += a * p->T[d + dim * j] * u[j];
@@ -182,7 +196,7 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
     double *loc = malloc(((size_t)fs->n * 12 + 1) * sizeof *loc);
     if (!loc) return CT_ENOMEM;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(ct_threads(threads))
-    for (long i = 0; i < fs->n; ++i) ct_friction_term_grad(&fs->p[i], dim, x, x_prev, eps, loc + 12 * i);
+    for (long i = 0; i < fs->n; ++i) ct_friction_term_grad(&fs->p[i], fs->profile, dim, x, x_prev, eps, loc + 12 * i);
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
         int nv = ct_collision_nverts(&p->c);
@@ -191,6 +205,45 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
     }
     free(loc);
     return CT_OK;
+}
+
+/* Whether pair p contributes a Hessian block: friction blocks with λ ≤ 0 are NSD (projected to
+ * zero); a tangential adhesion block can have a positive part for either sign of λ. */
+static int has_block(int profile, const ct_friction_pair *p)
+{
+    return profile == CT_TANGENT_ADHESION ? p->lambda != 0.0 && p->mu != 0.0 : p->lambda > 0.0;
+}
+
+/* K = T P(μλ M) Tᵀ for the tangential adhesion profile: M = ∇²_u f_t0(|u|) has the eigenvalue
+ * f_t'(y) along u and f_t(y)/y across it (both 2/ε at y = 0); P keeps the positive parts. */
+static void adhesion_block(const ct_friction_pair *p, int dim, const double *u, double y, double eps, double *K)
+{
+    const double s = p->mu * p->lambda;
+    const int m = dim - 1;
+    double e[2], V[4]; /* eigenvalues and unit eigenvectors (columns) in tangent coordinates */
+    if (m == 1) {
+        e[0] = fmax(0.0, s * ct_adhesion_ft_prime(y, eps));
+        V[0] = 1.0;
+    } else {
+        double uh[2] = {1.0, 0.0};
+        if (y > 0.0) uh[0] = u[0] / y, uh[1] = u[1] / y;
+        e[0] = fmax(0.0, s * (y > 0.0 ? ct_adhesion_ft_prime(y, eps) : 2.0 / eps));
+        e[1] = fmax(0.0, s * ct_adhesion_ft_over_y(y, eps));
+        V[0] = uh[0], V[1] = uh[1], V[2] = -uh[1], V[3] = uh[0];
+    }
+    double W[6]; /* T V, dim × m */
+    for (int j = 0; j < m; ++j)
+        for (int r = 0; r < dim; ++r) {
+            double sum = 0.0;
+            for (int a = 0; a < m; ++a) sum += p->T[r + dim * a] * V[a + m * j];
+            W[r + dim * j] = sum;
+        }
+    for (int r = 0; r < dim; ++r)
+        for (int c = 0; c < dim; ++c) {
+            double sum = 0.0;
+            for (int j = 0; j < m; ++j) sum += e[j] * W[r + dim * j] * W[c + dim * j];
+            K[r + dim * c] = sum;
+        }
 }
 
 ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
@@ -207,7 +260,7 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
         const ct_friction_pair *p = &fs->p[i];
         const int nv = ct_collision_nverts(&p->c);
         size_t cnt = 0;
-        if (p->lambda > 0.0) {
+        if (has_block(fs->profile, p)) {
             if (!H->upper) cnt = (size_t)(nv * dim) * (size_t)(nv * dim);
             else
                 for (int b = 0; b < nv; ++b)
@@ -225,29 +278,33 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
 #pragma omp parallel for schedule(dynamic, 32) num_threads(ct_threads(threads))
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
-        if (!(p->lambda > 0.0)) continue;
+        if (!has_block(fs->profile, p)) continue;
         int nv = ct_collision_nverts(&p->c), n = nv * dim;
         double Hl[144];
         double u[2];
         ct_friction_u(p, dim, x, x_prev, u);
         double y = unorm(u, dim - 1);
-        /* M in tangent coordinates: (f1/y) I + ((f1' y − f1)/y³) u uᵀ */
-        double M[4] = {0, 0, 0, 0};
-        int m = dim - 1;
-        double f1y = ct_friction_f1_over_y(y, eps);
-        double c2 = y >= eps ? -1.0 / (y * y * y) : -1.0 / (eps * eps * (y > 0 ? y : 1.0));
-        if (y < eps && y == 0.0) c2 = 0.0;
-        for (int a = 0; a < m; ++a)
-            for (int b = 0; b < m; ++b) M[a + m * b] = (a == b ? f1y : 0.0) + c2 * u[a] * u[b];
-        /* K = μλ T M Tᵀ (dim × dim) */
         double K[9];
-        for (int r = 0; r < dim; ++r)
-            for (int c = 0; c < dim; ++c) {
-                double sum = 0.0;
-                for (int a = 0; a < m; ++a)
-                    for (int b = 0; b < m; ++b) sum += p->T[r + dim * a] * M[a + m * b] * p->T[c + dim * b];
-                K[r + dim * c] = p->mu * p->lambda * sum;
-            }
+        if (fs->profile == CT_TANGENT_ADHESION) {
+            adhesion_block(p, dim, u, y, eps, K);
+        } else {
+            /* M in tangent coordinates: (f1/y) I + ((f1' y − f1)/y³) u uᵀ */
+            double M[4] = {0, 0, 0, 0};
+            int m = dim - 1;
+            double f1y = ct_friction_f1_over_y(y, eps);
+            double c2 = y >= eps ? -1.0 / (y * y * y) : -1.0 / (eps * eps * (y > 0 ? y : 1.0));
+            if (y < eps && y == 0.0) c2 = 0.0;
+            for (int a = 0; a < m; ++a)
+                for (int b = 0; b < m; ++b) M[a + m * b] = (a == b ? f1y : 0.0) + c2 * u[a] * u[b];
+            /* K = μλ T M Tᵀ (dim × dim) */
+            for (int r = 0; r < dim; ++r)
+                for (int c = 0; c < dim; ++c) {
+                    double sum = 0.0;
+                    for (int a = 0; a < m; ++a)
+                        for (int b = 0; b < m; ++b) sum += p->T[r + dim * a] * M[a + m * b] * p->T[c + dim * b];
+                    K[r + dim * c] = p->mu * p->lambda * sum;
+                }
+        }
         for (int k = 0; k < nv; ++k)
             for (int l = 0; l < nv; ++l)
                 for (int r = 0; r < dim; ++r)

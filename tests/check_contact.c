@@ -206,7 +206,7 @@ START_TEST(test_term_projection)
     int seen[5][8] = {{0}}, n_checked = 0, n_moll = 0, n_indef = 0;
     double worst = 0.0, worst_moll = 0.0;
     for (int kind = 0; kind < 2; ++kind) {
-        ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1};
+        ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0};
         ct_collision_set cs;
         ct_collision_set_init(&cs);
         ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &cand, NULL, 0, x, &o), CT_OK);
@@ -490,7 +490,7 @@ START_TEST(test_term_projection_symmetric)
         ct_candidates_init(&cand);
         ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, dhat, 1, &cand), CT_OK);
         for (int kind = 0; kind < 2; ++kind) {
-            ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1};
+            ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0};
             ct_collision_set cs;
             ct_collision_set_init(&cs);
             ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &cand, NULL, 0, x, &o), CT_OK);
@@ -670,7 +670,7 @@ START_TEST(test_colset_invariants)
         ck_assert(far.vf.n + far.ee.n > near.vf.n + near.ee.n);
         for (int kind = 0; kind < 3; ++kind) {
             ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, kind == 2 ? CT_EEW_AREA : CT_EEW_DHAT2,
-                                dhat, 1};
+                                dhat, 1, 0.0};
             ct_collision_set ref, cs;
             ct_collision_set_init(&ref);
             ct_collision_set_init(&cs);

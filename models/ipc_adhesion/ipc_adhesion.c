@@ -1,13 +1,17 @@
 /* ipc_adhesion.c — the IPC model: area-weighted log barrier + lagged mollified friction
- * (paper 000 §3.1, paper 003), on the core's contact machinery. Registered as "ipc_adhesion"
- * and as "ipc". The Fang et al. adhesion terms are the next issue; with them switched off this
- * file is plain IPC. Formulas: models/ipc_adhesion/README.md.
+ * (paper 000 §3.1, paper 003) + the normal and tangential adhesion of Fang et al. (paper 000 §4,
+ * eq. 10–14), on the core's contact machinery. Registered as "ipc_adhesion" and as "ipc". With
+ * eps_c = 0 and mu_a = 0 (the defaults) it is plain IPC, bitwise: the adhesion code paths are not
+ * taken. Formulas: models/ipc_adhesion/README.md.
  *
- * Per step: begin_step lags the friction state (λ, T, closest points) at x^n; every energy,
- * gradient and Hessian call builds the collision set at its x (broad phase inflated by d̂, cached
- * while x does not change); max_step runs additive CCD on the swept candidates and the
- * half-space obstacles; end_step updates the adaptive stiffness and the statistics.
+ * Per step: begin_step lags the friction and tangential adhesion state (λ, λ_a, T, closest
+ * points) at x^n; every energy, gradient and Hessian call builds the collision set at its x
+ * (pairs within the reach: d̂, or d̂_a with adhesion; broad phase cached while x does not change);
+ * a pair's normal energy density is κ b(d) + a(d), its Hessian projected as a whole; max_step
+ * runs additive CCD on the swept candidates and the half-space obstacles; end_step updates the
+ * adaptive stiffness and the statistics.
  */
+#include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_barrier.h"
 #include "contactlab/ct_broadphase.h"
 #include "contactlab/ct_ccd.h"
@@ -26,8 +30,12 @@
 
 static const char *const colset_choices[] = {"convergent", "ipc2020", NULL};
 static const char *const eew_choices[] = {"dhat2", "area", NULL};
+static const char *const variant_choices[] = {"distance", "squared", NULL};
 
-enum { P_DHAT, P_KAPPA, P_MU, P_EPS_V, P_COLSET, P_EEW, P_CCD_S, P_KAPPA_SCALE, P_BP_MARGIN, P_NPARAMS };
+enum {
+    P_DHAT, P_KAPPA, P_MU, P_EPS_V, P_COLSET, P_EEW, P_CCD_S, P_KAPPA_SCALE, P_BP_MARGIN,
+    P_EPS_C, P_MU_A, P_DHAT_P, P_DHAT_A, P_S_P, P_EPS_A, P_VARIANT, P_Y_OBS, P_NPARAMS
+};
 
 static const ct_param_spec ipc_params[] = {
     [P_DHAT] = {"dhat", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
@@ -56,6 +64,32 @@ static const ct_param_spec ipc_params[] = {
                      "vertex moves bp_margin·d̂/2; max_step filters them by swept boxes while the sweep stays within "
                      "(1 + bp_margin)·d̂/2 (0: new queries every time; same results either way)",
                      0},
+    [P_EPS_C] = {"eps_c", CT_PARAM_REAL, 0, "", 0, INFINITY, 0, NULL,
+                 "adhesion critical strain ε_c: peak normal adhesion pressure Y·ε_c at d̂_p, Y the smaller Young's "
+                 "modulus of the pair (0: no adhesion)",
+                 0},
+    [P_MU_A] = {"mu_a", CT_PARAM_REAL, 0, "", 0, INFINITY, 0, NULL,
+                "tangential adhesion coefficient μ_a: largest tangential adhesion force μ_a × area × Y·ε_c "
+                "(0: none; needs eps_c > 0)",
+                0},
+    [P_DHAT_P] = {"dhat_p", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
+                  "distance of the peak adhesion pressure d̂_p (auto: d̂, or s_p·d̂_a when s_p is given)", 1},
+    [P_DHAT_A] = {"dhat_a", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
+                  "adhesion activation distance d̂_a > d̂_p (auto: 2 d̂)", 1},
+    [P_S_P] = {"s_p", CT_PARAM_REAL, 0, "", 0, 1, CT_PARAM_MIN_EXCL | CT_PARAM_MAX_EXCL | CT_PARAM_AUTO, NULL,
+               "d̂_p as a fraction of d̂_a (d̂_p = s_p·d̂_a; instead of dhat_p)", 1},
+    [P_EPS_A] = {"eps_a", CT_PARAM_REAL, 0, "m/s", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
+                 "tangential adhesion slip-velocity scale ε_a: the force peaks at slip ε_a·h and vanishes at 2ε_a·h "
+                 "(auto: eps_v)",
+                 1},
+    [P_VARIANT] = {"adhesion_variant", CT_PARAM_CHOICE, 0, "", 0, 0, 0, variant_choices,
+                   "distance: a(d) piecewise quadratic in d, peak pressure exactly Y·ε_c at d̂_p (the paper); "
+                   "squared: piecewise quadratic in d² (public IPC code), pressure Y·ε_c at d̂_p",
+                   0},
+    [P_Y_OBS] = {"young_obstacle", CT_PARAM_REAL, 0, "Pa", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
+                 "Y of participants without a material (half-spaces, scripted bodies) for adhesion "
+                 "(auto: the other participant's)",
+                 1},
     [P_NPARAMS] = {NULL},
 };
 
@@ -82,10 +116,17 @@ typedef struct ipc_state {
     /* friction lagged at x_lag (x^n, or the last converged iterate) */
     ct_friction_set fs;
     double *x_step0; /* x^n: friction displacements are measured from it */
+    /* adhesion (paper 000 §4); adh_on = ε_c > 0 */
+    int adh_on, np;
+    double reach;              /* activation distance of the collision set: d̂, or max(d̂, d̂_a) */
+    double mu_a, eps_a;
+    ct_adhesion_law *law;      /* np*np: the normal law of each participant pair (Y differs) */
+    double *yeps;              /* np*np: Y·ε_c of each participant pair */
+    ct_friction_set as;        /* tangential adhesion, lagged like friction (λ_a = area·Y·ε_c) */
     /* statistics */
     double t_bp, t_ccd, t_pairs;
     double prev_min_dist;
-    const char *scalar_names[5];
+    const char *scalar_names[6];
     long n_queries;    /* proximity broad-phase queries this step */
     long n_ccd_reused; /* max_step calls served from the proximity candidates this step */
 } ipc_state;
@@ -114,6 +155,71 @@ static double pair_mu(const void *ctx, const ct_collision *c)
     return ((const ipc_state *)ctx)->mu;
 }
 
+/* ---------- adhesion densities ---------- */
+
+/* Index of the participant pair of a collision into the np × np tables. */
+static int pair_index(const ipc_state *st, const ct_collision *c)
+{
+    const int A = ct_collision_part(c, &st->cm, st->nbodies, 0);
+    const int B = c->kind == CT_COL_PH ? st->nbodies + c->v[1] : ct_collision_part(c, &st->cm, st->nbodies, c->side);
+    return A * st->np + B;
+}
+
+/* adhesion alone, a(√s) (the force report's adhesion_normal) */
+static double adhesion_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
+{
+    const ipc_state *st = ctx;
+    return ct_adhesion_s(&st->law[pair_index(st, c)], s, ps, pss);
+}
+
+/* the normal density of a pair with adhesion on: κ b(√s) + a(√s), one energy, so its Hessian is
+ * projected as a whole */
+static double contact_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
+{
+    double bs = 0.0, bss = 0.0, as = 0.0, ass = 0.0;
+    const double b = barrier_density(ctx, c, s, ps ? &bs : NULL, pss ? &bss : NULL);
+    const double a = adhesion_density(ctx, c, s, ps ? &as : NULL, pss ? &ass : NULL);
+    if (ps) *ps = bs + as;
+    if (pss) *pss = bss + ass;
+    return b + a;
+}
+
+/* The friction's normal force with adhesion on: the compressive part of the net pressure,
+ * −min(0, ψ'(d)) with ψ = κb + a. Only ψ_s is used (by ct_collision_normal_force). A pair held at
+ * the balance gap (barrier and adhesion pressures equal) carries no friction; one pressed
+ * further does (the paper's reading of Fig. 14: friction needs a normal contact force). */
+static double friction_normal_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
+{
+    double t = 0.0;
+    const double v = contact_density(ctx, c, s, &t, NULL);
+    if (ps) *ps = t < 0.0 ? t : 0.0;
+    if (pss) *pss = 0.0;
+    return v;
+}
+
+/* λ_a of the tangential adhesion: the pair's largest normal adhesion force w·m·Y·ε_c, written as
+ * the density whose −∂/∂d is Y·ε_c (ψ_s = −Yε_c / (2d)). */
+static double adhesion_lambda_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
+{
+    const ipc_state *st = ctx;
+    if (ps) *ps = s > 0.0 ? -0.5 * st->yeps[pair_index(st, c)] / sqrt(s) : 0.0;
+    if (pss) *pss = 0.0;
+    return 0.0;
+}
+
+static double pair_mu_a(const void *ctx, const ct_collision *c)
+{
+    const ipc_state *st = ctx;
+    return st->yeps[pair_index(st, c)] > 0.0 ? st->mu_a : 0.0;
+}
+
+/* The normal density in use and the one friction takes λ from. */
+static ct_density_fn normal_density(const ipc_state *st) { return st->adh_on ? contact_density : barrier_density; }
+static ct_density_fn friction_density(const ipc_state *st)
+{
+    return st->adh_on ? friction_normal_density : barrier_density;
+}
+
 static void ipc_destroy(void *p)
 {
     ipc_state *st = p;
@@ -123,9 +229,66 @@ static void ipc_destroy(void *p)
     ct_candidates_free(&st->ccd_cand);
     ct_collision_set_free(&st->cs);
     ct_friction_set_free(&st->fs);
+    ct_friction_set_free(&st->as);
+    free(st->law);
+    free(st->yeps);
     free(st->x_cached);
     free(st->x_bp);
     free(st->x_step0);
+}
+
+/* Adhesion parameters: d̂_p, d̂_a, the per-pair laws (Y = the smaller Young's modulus of the two
+ * participants; participants without a material take young_obstacle, or the other's Y). */
+static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, const ct_params *prm, ct_diag *diag)
+{
+    const double eps_c = prm->value[P_EPS_C];
+    st->np = c->nbodies + c->nobstacles;
+    st->adh_on = eps_c > 0.0;
+    st->reach = st->dhat;
+    st->mu_a = prm->value[P_MU_A];
+    ct_friction_set_init(&st->as);
+    st->as.profile = CT_TANGENT_ADHESION;
+    if (!st->adh_on) {
+        if (st->mu_a > 0.0)
+            ct_diag_add(diag, CT_OK, "warning: /contact/mu_a: %g has no effect with eps_c = 0 (no adhesion)", st->mu_a);
+        st->mu_a = 0.0;
+        return CT_OK;
+    }
+    const double da = prm->is_auto[P_DHAT_A] ? 2.0 * st->dhat : prm->value[P_DHAT_A];
+    double dp = st->dhat;
+    if (!prm->is_auto[P_S_P] && !prm->is_auto[P_DHAT_P]) {
+        ct_diag_add(diag, CT_EINPUT, "/contact/s_p: give either dhat_p or s_p, not both");
+        return CT_EINPUT;
+    }
+    if (!prm->is_auto[P_S_P]) dp = prm->value[P_S_P] * da;
+    if (!prm->is_auto[P_DHAT_P]) dp = prm->value[P_DHAT_P];
+    if (!(dp < da)) {
+        ct_diag_add(diag, CT_EINPUT, "/contact/dhat_p: d̂_p = %g m must be below d̂_a = %g m", dp, da);
+        return CT_EINPUT;
+    }
+    st->reach = fmax(st->dhat, da);
+    st->eps_a = prm->is_auto[P_EPS_A] ? st->eps_v : prm->value[P_EPS_A];
+    const ct_adhesion_variant var = (int)prm->value[P_VARIANT] == 1 ? CT_ADH_SQUARED : CT_ADH_DISTANCE;
+    const double y_obs = prm->is_auto[P_Y_OBS] ? NAN : prm->value[P_Y_OBS];
+    const int np = st->np;
+    st->law = malloc((size_t)np * (size_t)np * sizeof *st->law);
+    st->yeps = malloc((size_t)np * (size_t)np * sizeof *st->yeps);
+    if (!st->law || !st->yeps) return CT_ENOMEM;
+    for (int a = 0; a < np; ++a)
+        for (int b = 0; b < np; ++b) {
+            double ya = c->part_young ? c->part_young[a] : NAN, yb = c->part_young ? c->part_young[b] : NAN;
+            if (!isfinite(ya)) ya = y_obs;
+            if (!isfinite(yb)) yb = y_obs;
+            double y = isfinite(ya) && isfinite(yb) ? fmin(ya, yb) : isfinite(ya) ? ya : isfinite(yb) ? yb : 0.0;
+            st->yeps[a * np + b] = y * eps_c;
+            st->law[a * np + b] = ct_adhesion_law_make(var, dp, da, y * eps_c);
+        }
+    if (st->mu_a > 0.0 && c->newton_tol_v > 0.0 && st->eps_a < 2.0 * c->newton_tol_v)
+        ct_diag_add(diag, CT_OK,
+                    "warning: /contact/eps_a: %g m/s is below 2 x the Newton velocity tolerance (%g m/s): Newton may "
+                    "stop before the tangential adhesion is resolved (as for eps_v, models/ipc_adhesion/README.md)",
+                    st->eps_a, c->newton_tol_v);
+    return CT_OK;
 }
 
 static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, ct_diag *diag)
@@ -163,9 +326,12 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     } else {
         st->kappa = st->kappa_max = prm->value[P_KAPPA];
     }
+    ct_status sa = adhesion_init(st, c, prm, diag);
+    if (sa != CT_OK) return sa;
     st->colset.kind = (int)prm->value[P_COLSET] == 0 ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020;
     st->colset.ee_weight = (int)prm->value[P_EEW] == 0 ? CT_EEW_DHAT2 : CT_EEW_AREA;
-    st->colset.dhat = st->dhat;
+    st->colset.dhat = st->reach;
+    st->colset.ee_dhat = st->dhat; /* ω_e = d̂² whether adhesion reaches farther or not */
     st->colset.threads = c->threads;
     st->ccd = ct_ccd_default_opts();
     st->ccd.s = prm->value[P_CCD_S];
@@ -191,6 +357,7 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     st->scalar_names[2] = "friction_pairs";
     st->scalar_names[3] = "proximity_queries";
     st->scalar_names[4] = "ccd_from_proximity";
+    st->scalar_names[5] = "adhesion_pairs";
     return CT_OK;
 }
 
@@ -223,7 +390,7 @@ static ct_status ensure_collisions(ipc_state *st, const ct_step_ctx *c, const do
     double t0 = now();
     ct_status s = CT_OK;
     if (!candidates_valid(st, c->surf, x)) {
-        s = ct_broadphase_proximity(c->surf, x, st->movable, st->dhat + st->bp_margin, c->threads, &st->cand);
+        s = ct_broadphase_proximity(c->surf, x, st->movable, st->reach + st->bp_margin, c->threads, &st->cand);
         st->n_queries++;
         if (s == CT_OK) {
             memcpy(st->x_bp, x, nxd * sizeof *x);
@@ -242,15 +409,21 @@ static ct_status ensure_collisions(ipc_state *st, const ct_step_ctx *c, const do
 
 static double friction_eps(const ipc_state *st, const ct_step_ctx *c) { return st->eps_v * c->h; }
 
+static double adhesion_eps(const ipc_state *st, const ct_step_ctx *c) { return st->eps_a * c->h; }
+
+/* Lag friction (λ from the compressive normal force) and tangential adhesion (λ_a) at x. */
 static ct_status lag_friction(ipc_state *st, const ct_step_ctx *c, const double *x)
 {
-    if (!(st->mu > 0.0)) {
-        st->fs.n = 0;
-        return CT_OK;
-    }
+    st->fs.n = 0;
+    st->as.n = 0;
+    if (!(st->mu > 0.0) && !(st->mu_a > 0.0)) return CT_OK;
     ct_status s = ensure_collisions(st, c, x);
-    if (s != CT_OK) return s;
-    return ct_friction_set_build(&st->fs, &st->cs, &st->cm, c->obstacles, x, barrier_density, st, pair_mu, st);
+    if (s == CT_OK && st->mu > 0.0)
+        s = ct_friction_set_build(&st->fs, &st->cs, &st->cm, c->obstacles, x, friction_density(st), st, pair_mu, st);
+    if (s == CT_OK && st->mu_a > 0.0)
+        s = ct_friction_set_build(&st->as, &st->cs, &st->cm, c->obstacles, x, adhesion_lambda_density, st, pair_mu_a,
+                                  st);
+    return s;
 }
 
 static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
@@ -269,8 +442,9 @@ static ct_status ipc_energy(void *p, const ct_step_ctx *c, const double *x, doub
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double t0 = now();
-    double e = ct_collision_energy(&st->cs, &st->cm, c->obstacles, x, barrier_density, st, c->threads);
+    double e = ct_collision_energy(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads);
     if (st->fs.n) e += ct_friction_energy(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads);
+    if (st->as.n) e += ct_friction_energy(&st->as, st->dim, x, st->x_step0, adhesion_eps(st, c), c->threads);
     st->t_pairs += now() - t0;
     *E = e;
     return isnan(e) ? CT_ENOMEM : CT_OK;
@@ -282,9 +456,11 @@ static ct_status ipc_gradient(void *p, const ct_step_ctx *c, const double *x, do
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double t0 = now();
-    s = ct_collision_gradient(&st->cs, &st->cm, c->obstacles, x, barrier_density, st, c->threads, g);
+    s = ct_collision_gradient(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, g);
     if (s == CT_OK && st->fs.n)
         s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, g);
+    if (s == CT_OK && st->as.n)
+        s = ct_friction_gradient(&st->as, st->dim, x, st->x_step0, adhesion_eps(st, c), c->threads, g);
     st->t_pairs += now() - t0;
     return s;
 }
@@ -295,9 +471,11 @@ static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double t0 = now();
-    s = ct_collision_hessian(&st->cs, &st->cm, c->obstacles, x, barrier_density, st, c->threads, H);
+    s = ct_collision_hessian(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, H);
     if (s == CT_OK && st->fs.n)
         s = ct_friction_hessian(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, H);
+    if (s == CT_OK && st->as.n)
+        s = ct_friction_hessian(&st->as, st->dim, x, st->x_step0, adhesion_eps(st, c), c->threads, H);
     st->t_pairs += now() - t0;
     return s;
 }
@@ -305,7 +483,7 @@ static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
 /* ---- CCD candidates from the proximity candidates ----
  * The swept-box query of max_step (boxes of x -> x + dx, not inflated) returns the pairs whose
  * swept boxes overlap. If no surface vertex gets farther than r/2 from x_bp during the sweep
- * (r = d̂ + bp_margin, the inflation of the proximity query at x_bp), two overlapping swept boxes
+ * (r = reach + bp_margin, the inflation of the proximity query at x_bp), two overlapping swept boxes
  * come from primitives whose boxes at x_bp are within r of each other, so the pair is a
  * proximity candidate: filtering those by the same swept-box test (same bounds, same two-ulp
  * widening, same closed overlap test as core/broadphase.c and core/bvh.c) gives the same sorted
@@ -313,7 +491,7 @@ static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
 static int sweep_within_margin(const ipc_state *st, const ct_surface *s, const double *x, const double *dx)
 {
     if (!st->bp_valid || !(st->bp_margin > 0.0)) return 0; /* bp_margin = 0: always a new query */
-    const double lim = 0.49 * (st->dhat + st->bp_margin); /* < r/2: room for rounding */
+    const double lim = 0.49 * (st->reach + st->bp_margin); /* < r/2: room for rounding */
     const int dim = st->dim;
     for (int i = 0; i < s->nbv; ++i) {
         const size_t v = (size_t)s->bverts[i] * (size_t)dim;
@@ -463,7 +641,7 @@ static ct_status ipc_update_lagged(void *p, const ct_step_ctx *c, const double *
 {
     ipc_state *st = p;
     *delta = 0.0;
-    if (!(st->mu > 0.0)) return CT_OK;
+    if (!(st->mu > 0.0) && !(st->mu_a > 0.0)) return CT_OK;
     size_t nxd = (size_t)st->nx * st->dim;
     double *g0 = calloc(nxd + 1, sizeof *g0), *g1 = calloc(nxd + 1, sizeof *g1);
     if (!g0 || !g1) {
@@ -471,10 +649,12 @@ static ct_status ipc_update_lagged(void *p, const ct_step_ctx *c, const double *
         free(g1);
         return CT_ENOMEM;
     }
-    double eps = friction_eps(st, c);
+    double eps = friction_eps(st, c), epa = adhesion_eps(st, c);
     ct_status s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, eps, c->threads, g0);
+    if (s == CT_OK) s = ct_friction_gradient(&st->as, st->dim, x, st->x_step0, epa, c->threads, g0);
     if (s == CT_OK) s = lag_friction(st, c, x);
     if (s == CT_OK) s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, eps, c->threads, g1);
+    if (s == CT_OK) s = ct_friction_gradient(&st->as, st->dim, x, st->x_step0, epa, c->threads, g1);
     double dmax = 0.0, gmax = 0.0;
     for (size_t i = 0; i < nxd; ++i) {
         dmax = fmax(dmax, fabs(g1[i] - g0[i]));
@@ -523,9 +703,10 @@ static void report_term(ct_force_report *r, const ipc_state *st, const ct_collis
         for (int d = 0; d < dim; ++d) fb[d] = -fa[d];
     double *FA = ct_force_report_at(r, A, B, cat), *FB = ct_force_report_at(r, B, A, cat);
     for (int d = 0; d < dim; ++d) FA[d] += fa[d], FB[d] += fb[d];
-    if (cat == CT_FORCE_BARRIER && col->w > 0.0) {
-        r->active_pairs[A * r->np + B]++;
-        if (A != B) r->active_pairs[B * r->np + A]++;
+    int *count = cat == CT_FORCE_BARRIER ? r->active_pairs : cat == CT_FORCE_ADHESION_NORMAL ? r->bonded_pairs : NULL;
+    if (count && col->w > 0.0) {
+        count[A * r->np + B]++;
+        if (A != B) count[B * r->np + A]++;
     }
 }
 
@@ -535,19 +716,34 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double g[12];
+    /* the barrier and the adhesion of a pair are one energy; their forces are booked apart
+     * (the gradient is linear in the density). Active: a barrier force; bonded: an adhesion
+     * force (positive-weight terms). */
     for (long i = 0; i < st->cs.n; ++i) {
-        ct_collision_term_grad(&st->cs.c[i], &st->cm, c->obstacles, x, barrier_density, st, g);
-        report_term(out, st, &st->cs.c[i], g, CT_FORCE_BARRIER);
+        const ct_collision *col = &st->cs.c[i];
+        const double s2 = ct_collision_d2(col, &st->cm, c->obstacles, x, NULL, NULL);
+        if (s2 < st->dhat * st->dhat) {
+            ct_collision_term_grad(col, &st->cm, c->obstacles, x, barrier_density, st, g);
+            report_term(out, st, col, g, CT_FORCE_BARRIER);
+        }
+        if (st->adh_on && st->yeps[pair_index(st, col)] > 0.0) {
+            ct_collision_term_grad(col, &st->cm, c->obstacles, x, adhesion_density, st, g);
+            report_term(out, st, col, g, CT_FORCE_ADHESION_NORMAL);
+        }
     }
-    double eps = friction_eps(st, c);
+    double eps = friction_eps(st, c), epa = adhesion_eps(st, c);
     for (long i = 0; i < st->fs.n; ++i) {
-        ct_friction_term_grad(&st->fs.p[i], st->dim, x, st->x_step0, eps, g);
+        ct_friction_term_grad(&st->fs.p[i], st->fs.profile, st->dim, x, st->x_step0, eps, g);
         report_term(out, st, &st->fs.p[i].c, g, CT_FORCE_FRICTION);
     }
-    int ns = out->nscalars < 5 ? out->nscalars : 5;
+    for (long i = 0; i < st->as.n; ++i) {
+        ct_friction_term_grad(&st->as.p[i], st->as.profile, st->dim, x, st->x_step0, epa, g);
+        report_term(out, st, &st->as.p[i].c, g, CT_FORCE_ADHESION_TANGENTIAL);
+    }
+    int ns = out->nscalars < 6 ? out->nscalars : 6;
     out->nscalars = ns;
-    double vals[5] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)st->fs.n,
-                      (double)st->n_queries, (double)st->n_ccd_reused};
+    double vals[6] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)st->fs.n,
+                      (double)st->n_queries, (double)st->n_ccd_reused, (double)st->as.n};
     for (int k = 0; k < ns; ++k) {
         out->scalar_names[k] = st->scalar_names[k];
         out->scalars[k] = vals[k];
@@ -563,12 +759,13 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
 
 const ct_model_type ct_model_ipc_adhesion = {
     .name = "ipc_adhesion",
-    .summary = "IPC barrier (area-weighted, d̂) + lagged mollified friction; Fang et al. adhesion (next issue)",
+    .summary = "IPC barrier (area-weighted, d̂) + lagged mollified friction + Fang et al. normal (ε_c) and "
+               "tangential (μ_a) adhesion",
     IPC_OPS,
 };
 
 const ct_model_type ct_model_ipc = {
     .name = "ipc",
-    .summary = "plain IPC: the ipc_adhesion model with adhesion off",
+    .summary = "plain IPC: the ipc_adhesion model (adhesion off by default: eps_c = mu_a = 0)",
     IPC_OPS,
 };

@@ -82,8 +82,11 @@ void ct_collision_set_free(ct_collision_set *cs);
 typedef struct ct_colset_opts {
     ct_colset_kind kind;
     ct_ee_weight_kind ee_weight; /* CONVERGENT only (IPC2020 always uses areas) */
-    double dhat;
+    double dhat;                 /* activation distance: pairs with d < dhat are kept */
     int threads;
+    double ee_dhat;              /* ee_weight = DHAT2: ω_e = ee_dhat² (0: dhat). A model whose
+                                    energy reaches beyond its barrier (adhesion) keeps the
+                                    barrier's d̂ here, so ω does not jump when it switches on */
 } ct_colset_opts;
 
 /* Build the set of pairs active at x (d < d̂) from broad-phase candidates (proximity,

@@ -33,9 +33,16 @@ typedef struct ct_friction_pair {
     double T[6];      /* tangent basis, dim × (dim-1), column-major */
 } ct_friction_pair;
 
+/* What a tangent set integrates: friction (f0, f1 above) or the tangential adhesion of
+ * ct_adhesion.h (f_t0, f_t; ε = ε_a h), whose λ is the pair's maximum normal adhesion force and
+ * whose Hessian blocks are projected to PSD: μλ (c cᵀ) ⊗ T P(M) Tᵀ with P(M) keeping the positive
+ * parts of μλ f_t' (along u) and μλ f_t/y (across it). */
+typedef enum { CT_TANGENT_FRICTION, CT_TANGENT_ADHESION } ct_tangent_profile;
+
 typedef struct ct_friction_set {
     long n, cap;
     ct_friction_pair *p;
+    int profile; /* ct_tangent_profile; 0 (friction) after init */
 } ct_friction_set;
 
 void ct_friction_set_init(ct_friction_set *fs);
@@ -60,8 +67,8 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
                                double eps, int threads, double *g);
 ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
                               double eps, int threads, ct_triplets *H);
-/* Gradient of one pair's friction potential (nverts*dim entries). */
-void ct_friction_term_grad(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double eps,
-                           double *g);
+/* Gradient of one pair's potential under the set's profile (nverts*dim entries). */
+void ct_friction_term_grad(const ct_friction_pair *p, int profile, int dim, const double *x, const double *x_prev,
+                           double eps, double *g);
 
 #endif
