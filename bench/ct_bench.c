@@ -15,7 +15,11 @@
  *
  *   ct_bench [--out FILE.csv] [--append] [--scene elastic,contact] [--sizes N,..]
  *            [--elastic-sizes 10,20,30] [--contact-sizes 20,50,100] [--threads 1,2] [--steps 3]
- *            [--mu 0,0.3] [--layers 1]
+ *            [--mu 0,0.3] [--layers 1] [--adhesion EPS_C[:MU_A]]
+ *
+ * --adhesion runs the contact scene with model ipc_adhesion and Fang et al. adhesion on (critical
+ * strain EPS_C, i.e. peak adhesion pressure E·EPS_C = 10 MPa × EPS_C; tangential coefficient MU_A,
+ * default 0); the CSV scene name gets the suffix "_adhesion".
  *
  * --sizes sets the sizes of every selected scene; --elastic-sizes / --contact-sizes one scene's.
  * OpenMP threads follow --threads; CHOLMOD's BLAS (OpenBLAS) takes its thread count from
@@ -82,6 +86,9 @@ static const char *scene_csv[NSCENES] = {"box_compress", "contact_slabs"};
 #define CT_B_GAP (0.5 * CT_B_DHAT)
 #define CT_B_T 0.05
 
+/* --adhesion: ε_c > 0 switches the contact scene to ipc_adhesion with adhesion */
+static double g_eps_c = 0.0, g_mu_a = 0.0;
+
 static void scene_json(int scene, int n, int layers, int steps, double mu, char *json, size_t len)
 {
     if (scene == SC_ELASTIC) {
@@ -100,10 +107,12 @@ static void scene_json(int scene, int n, int layers, int steps, double mu, char 
      * (1.19 κ) near the applied 20 kPa + gravity, so the faces stay in the barrier zone at
      * roughly d̂/3 over the steps. The intersection verifier is off: it is not part of a
      * Newton iteration. */
+    char adh[128] = "";
+    if (g_eps_c > 0.0) snprintf(adh, sizeof adh, ",\"eps_c\":%.17g,\"mu_a\":%.17g", g_eps_c, g_mu_a);
     snprintf(json, len,
              "{\"name\":\"bench_contact\",\"dim\":3,\"time\":{\"dt\":0.01,\"duration\":%g},"
              "\"gravity\":[0,-9.81,0],\"solver\":{\"newton_tol\":1e-3,\"verify\":false},"
-             "\"contact\":{\"model\":\"ipc\",\"dhat\":%g,\"kappa\":1e4,\"mu\":%g,\"eps_v\":1e-3},"
+             "\"contact\":{\"model\":\"%s\",\"dhat\":%g,\"kappa\":1e4,\"mu\":%g,\"eps_v\":1e-3%s},"
              "\"bodies\":["
              "{\"name\":\"bottom\",\"mesh\":{\"generator\":\"box\",\"size\":[1,%g,1],\"cells\":[%d,%d,%d]},"
              "\"material\":{\"model\":\"neo_hookean\",\"E\":1e7,\"nu\":0.4,\"density\":1000},"
@@ -112,7 +121,8 @@ static void scene_json(int scene, int n, int layers, int steps, double mu, char 
              "\"origin\":[0,%.17g,0]},"
              "\"material\":{\"model\":\"neo_hookean\",\"E\":1e7,\"nu\":0.4,\"density\":1000},"
              "\"loads\":[{\"select\":{\"side\":\"+y\"},\"force\":[0,-2e4,0],\"force_rate\":[0,-1e6,0],\"weight\":\"area\"}]}]}",
-             0.01 * steps, CT_B_DHAT, mu, CT_B_T, n, layers, n, CT_B_T, n, layers, n, CT_B_T + CT_B_GAP);
+             0.01 * steps, g_eps_c > 0.0 ? "ipc_adhesion" : "ipc", CT_B_DHAT, mu, adh, CT_B_T, n, layers, n, CT_B_T,
+             n, layers, n, CT_B_T + CT_B_GAP);
 }
 
 /* CCD step size alone at the current state: the top body (body 1) moves down by 2·gap. Times the
@@ -177,7 +187,9 @@ static void print_header(int scene, const char *host, int steps, double mu, int 
         printf(" %8s\n", "fac+sol");
     } else {
         printf("\ncontact scene: per-Newton-iteration medians (ms) on %s; two slabs (n x %d x n cells) in face "
-               "contact, ipc, mu = %g, %d steps\n", host, layers, mu, steps);
+               "contact, %s, mu = %g, %d steps", host, layers, g_eps_c > 0.0 ? "ipc_adhesion" : "ipc", mu, steps);
+        if (g_eps_c > 0.0) printf(", adhesion eps_c = %g, mu_a = %g", g_eps_c, g_mu_a);
+        printf("\n");
         printf("%5s %3s %7s %9s %5s %8s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %6s | %8s %8s | %8s %8s %7s %8s\n",
                "n", "thr", "dofs", "nnz(A)", "iters", "cand", "active", "assembly", "analysis", "factor", "solve",
                "lsearch", "contact", "ccd", "cmap", "total", "share", "broadph", "pairs", "ccd1_ms", "ccd1_bp",
@@ -256,6 +268,7 @@ static int run_case(int scene, int n, int layers, int threads, int steps, double
         char sname[64];
         if (scene == SC_CONTACT && layers != 1) snprintf(sname, sizeof sname, "%s_%dlayers", scene_csv[scene], layers);
         else snprintf(sname, sizeof sname, "%s", scene_csv[scene]);
+        if (scene == SC_CONTACT && g_eps_c > 0.0) strncat(sname, "_adhesion", sizeof sname - strlen(sname) - 1);
         fprintf(csv, "%s,%s,%d,%d,%d,%ld,%d,%d,%ld", host, sname, n, threads, sim->as.nfree, nnz, steps, iters, ana);
         for (int p = 0; p <= PH_TOT; ++p) fprintf(csv, ",%.4f", med[p]);
         fprintf(csv, ",%.4f", frac);
@@ -281,7 +294,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: ct_bench [--out FILE.csv] [--append] [--scene elastic,contact] [--sizes N,..]\n"
                     "                [--elastic-sizes 10,20,30] [--contact-sizes 20,50,100] [--threads 1,2]\n"
-                    "                [--steps N] [--mu 0,0.3] [--layers L]\n");
+                    "                [--steps N] [--mu 0,0.3] [--layers L] [--adhesion EPS_C[:MU_A]]\n");
 }
 
 int main(int argc, char **argv)
@@ -320,6 +333,15 @@ int main(int argc, char **argv)
             }
         }
         else if (!strcmp(argv[i], "--layers") && i + 1 < argc) layers = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--adhesion") && i + 1 < argc) {
+            char *end;
+            g_eps_c = strtod(argv[++i], &end);
+            g_mu_a = *end == ':' ? strtod(end + 1, &end) : 0.0;
+            if (*end || !(g_eps_c >= 0.0) || !(g_mu_a >= 0.0)) {
+                fprintf(stderr, "ct_bench: --adhesion wants EPS_C[:MU_A] (got '%s')\n", argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(argv[i], "--scene") && i + 1 < argc) {
             char buf[64];
             snprintf(buf, sizeof buf, "%s", argv[++i]);

@@ -413,7 +413,7 @@ static ct_status cache_reserve(cache_aux *x, size_t n, int nth)
     free(x->row);
     free(x->col);
     free(x->slot);
-    const size_t cap = n + n / 8 + 1;
+    const size_t cap = n + n / 2 + 1; /* the next Hessians differ by a few terms: rarely regrown */
     x->row = malloc(cap * sizeof *x->row);
     x->col = malloc(cap * sizeof *x->col);
     x->slot = malloc(cap * sizeof *x->slot);

@@ -30,22 +30,11 @@ double ct_friction_f1_over_y(double y, double eps)
 void ct_friction_set_init(ct_friction_set *fs) { memset(fs, 0, sizeof *fs); }
 void ct_friction_set_free(ct_friction_set *fs)
 {
-    const int profile = fs->profile;
     free(fs->p);
     memset(fs, 0, sizeof *fs);
-    fs->profile = profile;
 }
 
-/* The profile's potential f0 and its f1/y. */
-static double prof_f0(int profile, double y, double eps)
-{
-    return profile == CT_TANGENT_ADHESION ? ct_adhesion_ft0(y, eps) : ct_friction_f0(y, eps);
-}
-
-static double prof_f1_over_y(int profile, double y, double eps)
-{
-    return profile == CT_TANGENT_ADHESION ? ct_adhesion_ft_over_y(y, eps) : ct_friction_f1_over_y(y, eps);
-}
+static int has_adhesion(const ct_friction_pair *p) { return p->lambda_a != 0.0 && p->mu_a != 0.0; }
 
 static const double *X(const double *x, int dim, int v) { return x + (size_t)dim * (size_t)v; }
 
@@ -100,9 +89,9 @@ static void tangent_basis(int dim, const double *n, double *T)
     for (int i = 0; i < 3; ++i) T[i] = t1[i], T[3 + i] = t2[i];
 }
 
-ct_status ct_friction_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
-                                const ct_obstacle *obs, const double *x_lag, ct_density_fn normal,
-                                const void *nctx, ct_mu_fn mu, const void *muctx)
+ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
+                               const ct_obstacle *obs, const double *x_lag, ct_density_fn normal, const void *nctx,
+                               ct_mu_fn mu, const void *muctx, const ct_tangent_adhesion *adh)
 {
     const int dim = cm->dim;
     if (fs->cap < cs->n) {
@@ -112,16 +101,26 @@ ct_status ct_friction_set_build(ct_friction_set *fs, const ct_collision_set *cs,
         fs->cap = cs->n;
     }
     fs->n = 0;
+    fs->eps_a = adh ? adh->eps_a : 0.0;
     for (long i = 0; i < cs->n; ++i) {
         const ct_collision *c = &cs->c[i];
-        double m = mu(muctx, c);
-        if (!(m > 0.0)) continue;
-        double lambda = ct_collision_normal_force(c, cm, obs, x_lag, normal, nctx);
-        if (lambda == 0.0 || !isfinite(lambda)) continue;
+        double m = mu ? mu(muctx, c) : 0.0, lambda = 0.0;
+        if (m > 0.0) {
+            lambda = ct_collision_normal_force(c, cm, obs, x_lag, normal, nctx);
+            if (!isfinite(lambda)) lambda = 0.0;
+        }
+        double ma = adh ? adh->mu_a(adh->mctx, c) : 0.0, lambda_a = 0.0;
+        if (ma > 0.0) {
+            lambda_a = ct_collision_normal_force(c, cm, obs, x_lag, adh->lambda, adh->lctx);
+            if (!isfinite(lambda_a)) lambda_a = 0.0;
+        }
+        if (lambda == 0.0 && lambda_a == 0.0) continue;
         ct_friction_pair *p = &fs->p[fs->n++];
         p->c = *c;
         p->lambda = lambda;
-        p->mu = m;
+        p->mu = lambda != 0.0 ? m : 0.0;
+        p->lambda_a = lambda_a;
+        p->mu_a = lambda_a != 0.0 ? ma : 0.0;
         closest_coef(c, dim, x_lag, p->coef);
         /* normal: closest-point difference (obstacles: the plane normal) */
         double nrm[3] = {0, 0, 0};
@@ -135,6 +134,13 @@ ct_status ct_friction_set_build(ct_friction_set *fs, const ct_collision_set *cs,
         tangent_basis(dim, nrm, p->T);
     }
     return CT_OK;
+}
+
+ct_status ct_friction_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
+                                const ct_obstacle *obs, const double *x_lag, ct_density_fn normal,
+                                const void *nctx, ct_mu_fn mu, const void *muctx)
+{
+    return ct_tangent_set_build(fs, cs, cm, obs, x_lag, normal, nctx, mu, muctx, NULL);
 }
 
 void ct_friction_u(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double *u)
@@ -160,13 +166,17 @@ typedef struct {
     double eps;
 } energy_args;
 
+
 static double energy_term(long i, const void *p)
 {
     const energy_args *a = p;
     const ct_friction_pair *fp = &a->fs->p[i];
     double u[2];
     ct_friction_u(fp, a->dim, a->x, a->x_prev, u);
-    return fp->mu * fp->lambda * prof_f0(a->fs->profile, unorm(u, a->dim - 1), a->eps);
+    const double y = unorm(u, a->dim - 1);
+    double e = fp->mu * fp->lambda * ct_friction_f0(y, a->eps);
+    if (has_adhesion(fp)) e += fp->mu_a * fp->lambda_a * ct_adhesion_ft0(y, a->fs->eps_a);
+    return e;
 }
 
 double ct_friction_energy(const ct_friction_set *fs, int dim, const double *x, const double *x_prev, double eps,
@@ -176,12 +186,14 @@ double ct_friction_energy(const ct_friction_set *fs, int dim, const double *x, c
     return ct_sum_fixed_chunks(fs->n, energy_term, &a, threads);
 }
 
-void ct_friction_term_grad(const ct_friction_pair *p, int profile, int dim, const double *x, const double *x_prev,
-                           double eps, double *g)
+void ct_friction_term_grad(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double eps,
+                           double eps_a, unsigned parts, double *g)
 {
     double u[2];
     ct_friction_u(p, dim, x, x_prev, u);
-    double a = p->mu * p->lambda * prof_f1_over_y(profile, unorm(u, dim - 1), eps);
+    const double y = unorm(u, dim - 1);
+    double a = parts & CT_TANGENT_FRICTION ? p->mu * p->lambda * ct_friction_f1_over_y(y, eps) : 0.0;
+    if ((parts & CT_TANGENT_ADHESION) && has_adhesion(p)) a += p->mu_a * p->lambda_a * ct_adhesion_ft_over_y(y, eps_a);
     double t[3] = {0, 0, 0}; /* a · T u */
     for (int d = 0; d < dim; ++d)
         for (int j = 0; j < dim - 1; ++j) t[d] += a * p->T[d + dim * j] * u[j];
@@ -196,7 +208,7 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
     double *loc = malloc(((size_t)fs->n * 12 + 1) * sizeof *loc);
     if (!loc) return CT_ENOMEM;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(ct_threads(threads))
-    for (long i = 0; i < fs->n; ++i) ct_friction_term_grad(&fs->p[i], fs->profile, dim, x, x_prev, eps, loc + 12 * i);
+    for (long i = 0; i < fs->n; ++i) ct_friction_term_grad(&fs->p[i], dim, x, x_prev, eps, fs->eps_a, CT_TANGENT_ALL, loc + 12 * i);
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
         int nv = ct_collision_nverts(&p->c);
@@ -207,28 +219,31 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
     return CT_OK;
 }
 
-/* Whether pair p contributes a Hessian block: friction blocks with λ ≤ 0 are NSD (projected to
- * zero); a tangential adhesion block can have a positive part for either sign of λ. */
-static int has_block(int profile, const ct_friction_pair *p)
-{
-    return profile == CT_TANGENT_ADHESION ? p->lambda != 0.0 && p->mu != 0.0 : p->lambda > 0.0;
-}
+/* Whether pair p contributes a Hessian block: a friction-only block with λ ≤ 0 is NSD (projected
+ * to zero); a block with tangential adhesion can have a positive part for either sign. */
+static int has_block(const ct_friction_pair *p) { return has_adhesion(p) || p->lambda > 0.0; }
 
-/* K = T P(μλ M) Tᵀ for the tangential adhesion profile: M = ∇²_u f_t0(|u|) has the eigenvalue
- * f_t'(y) along u and f_t(y)/y across it (both 2/ε at y = 0); P keeps the positive parts. */
-static void adhesion_block(const ct_friction_pair *p, int dim, const double *u, double y, double eps, double *K)
+static double friction_f1_prime(double y, double eps) { return y >= eps ? 0.0 : 2.0 / eps - 2.0 * y / (eps * eps); }
+
+/* K = T P(M) Tᵀ for a pair with tangential adhesion: M = ∇²_u of μλ f0(|u|) + μ_aλ_a f_t0(|u|) has
+ * the eigenvalue μλ f1' + μ_aλ_a f_t' along u and μλ f1/y + μ_aλ_a f_t/y across it (at y = 0 both
+ * are μλ 2/ε + μ_aλ_a 2/ε_a); P keeps the positive parts. */
+static void joint_block(const ct_friction_pair *p, int dim, const double *u, double y, double eps, double eps_a,
+                        double *K)
 {
-    const double s = p->mu * p->lambda;
+    const double s = p->mu * p->lambda, sa = p->mu_a * p->lambda_a;
     const int m = dim - 1;
     double e[2], V[4]; /* eigenvalues and unit eigenvectors (columns) in tangent coordinates */
+    const double e_par = y > 0.0 ? s * friction_f1_prime(y, eps) + sa * ct_adhesion_ft_prime(y, eps_a)
+                                 : s * 2.0 / eps + sa * 2.0 / eps_a;
     if (m == 1) {
-        e[0] = fmax(0.0, s * ct_adhesion_ft_prime(y, eps));
+        e[0] = fmax(0.0, e_par);
         V[0] = 1.0;
     } else {
         double uh[2] = {1.0, 0.0};
         if (y > 0.0) uh[0] = u[0] / y, uh[1] = u[1] / y;
-        e[0] = fmax(0.0, s * (y > 0.0 ? ct_adhesion_ft_prime(y, eps) : 2.0 / eps));
-        e[1] = fmax(0.0, s * ct_adhesion_ft_over_y(y, eps));
+        e[0] = fmax(0.0, e_par);
+        e[1] = fmax(0.0, s * ct_friction_f1_over_y(y, eps) + sa * ct_adhesion_ft_over_y(y, eps_a));
         V[0] = uh[0], V[1] = uh[1], V[2] = -uh[1], V[3] = uh[0];
     }
     double W[6]; /* T V, dim × m */
@@ -260,7 +275,7 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
         const ct_friction_pair *p = &fs->p[i];
         const int nv = ct_collision_nverts(&p->c);
         size_t cnt = 0;
-        if (has_block(fs->profile, p)) {
+        if (has_block(p)) {
             if (!H->upper) cnt = (size_t)(nv * dim) * (size_t)(nv * dim);
             else
                 for (int b = 0; b < nv; ++b)
@@ -278,15 +293,15 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
 #pragma omp parallel for schedule(dynamic, 32) num_threads(ct_threads(threads))
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
-        if (!has_block(fs->profile, p)) continue;
+        if (!has_block(p)) continue;
         int nv = ct_collision_nverts(&p->c), n = nv * dim;
         double Hl[144];
         double u[2];
         ct_friction_u(p, dim, x, x_prev, u);
         double y = unorm(u, dim - 1);
         double K[9];
-        if (fs->profile == CT_TANGENT_ADHESION) {
-            adhesion_block(p, dim, u, y, eps, K);
+        if (has_adhesion(p)) {
+            joint_block(p, dim, u, y, eps, fs->eps_a, K);
         } else {
             /* M in tangent coordinates: (f1/y) I + ((f1' y − f1)/y³) u uᵀ */
             double M[4] = {0, 0, 0, 0};

@@ -19,6 +19,9 @@ void ct_triplets_clear(ct_triplets *t) { t->n = 0; }
 ct_status ct_triplets_reserve(ct_triplets *t, size_t cap)
 {
     if (cap <= t->cap) return CT_OK;
+    /* at least 1.5x: contact Hessians grow by a few terms between Newton iterations, and each
+     * reallocation of their arrays (tens of MB) costs a copy and fresh pages */
+    if (t->cap && cap < t->cap + t->cap / 2) cap = t->cap + t->cap / 2;
     int *r = realloc(t->row, cap * sizeof *r);
     if (!r) return CT_ENOMEM;
     t->row = r;

@@ -7,7 +7,8 @@
  * - stencils: the term gradient of the adhesion alone and of barrier + adhesion against
  *   differences of the term energy, the full term Hessian (closed form) against differences of
  *   the gradient, and the assembled block against LAPACK's projection of the full Hessian;
- *   tangential adhesion pairs the same way (their f_t' < 0 branch is projected);
+ *   tangential adhesion pairs the same way, alone and with friction on the same pairs (one
+ *   block per pair, projected as a whole; the f_t' < 0 branch is where the projection acts);
  * - resolution independence: plates face to face at the gap d̂_p carry the adhesion force
  *   Y·ε_c·A for meshes 4×4, 8×8, 16×16 and 7×7 against 12×12 (issue 4: within 3 %);
  * - a plate held against a half-space by adhesion alone (no gravity) comes to rest at the gap
@@ -185,6 +186,12 @@ static double mu_08(const void *ctx, const ct_collision *c)
     return 0.8;
 }
 
+static double mu_03(const void *ctx, const ct_collision *c)
+{
+    (void)ctx, (void)c;
+    return 0.3;
+}
+
 /* Two plates, 3×3 cells below and 4×4 above, the top one at gap g, its surface perturbed. */
 static ct_sim *two_plates(ct_scene *sc, double g)
 {
@@ -317,75 +324,95 @@ START_TEST(test_adhesion_terms)
     ck_assert_double_lt(wp, 1e-10);
 
     /* tangential adhesion pairs: λ_a = w·Yε_c (the density −Yε_c/(2d)), μ_a = 0.8, slips per
-     * vertex up to 2.5 ε: pairs in the rising (y < ε), falling (ε < y < 2ε) and vanished branches */
-    const double eps = 1e-4, ye = 5e3;
-    ct_friction_set as;
-    ct_friction_set_init(&as);
-    as.profile = CT_TANGENT_ADHESION;
-    ck_assert_int_eq(ct_friction_set_build(&as, &cs, &cm, NULL, x, lambda_a_density, &ye, mu_08, NULL), CT_OK);
-    ck_assert(as.n > 0);
+     * vertex up to 2.5 ε_a: pairs in the rising (y < ε_a), falling (ε_a < y < 2ε_a) and vanished
+     * branches; alone, and with friction on the same pairs (μ = 0.3, λ from barrier + adhesion,
+     * ε = 0.7 ε_a): one block per pair, projected as a whole */
+    const double eps_a = 1e-4, eps = 0.7e-4, ye = 5e3;
     double *xp = malloc(nd * sizeof *xp);
     for (size_t k = 0; k < nd; ++k) {
         r = r * 6364136223846793005ULL + 1442695040888963407ULL;
-        xp[k] = x[k] - 2.5 * eps * (2.0 * (double)(r >> 11) / 9007199254740992.0 - 1.0);
+        xp[k] = x[k] - 2.5 * eps_a * (2.0 * (double)(r >> 11) / 9007199254740992.0 - 1.0);
     }
-    int n_br[3] = {0, 0, 0}, n_tp = 0;
-    double tg = 0.0, th = 0.0, tp = 0.0, lam_err = 0.0;
-    for (long i = 0; i < as.n; ++i) {
-        ct_friction_pair *pr = &as.p[i];
-        if (pr->c.eps_x == 0.0) /* mollified EE pairs: w·m·Yε_c */
-            lam_err = fmax(lam_err, fabs(pr->lambda - pr->c.w * ye) / fabs(pr->c.w * ye));
-        const int nv = ct_collision_nverts(&pr->c), n = nv * dim;
-        double u[2];
-        ct_friction_u(pr, dim, x, xp, u);
-        const double y = hypot(u[0], u[1]);
-        n_br[y < eps ? 0 : y < 2 * eps ? 1 : 2]++;
-        ct_friction_set one = {1, 1, pr, CT_TANGENT_ADHESION};
-        double g[12], Hfd[144], P[144], dH[144];
-        ct_friction_term_grad(pr, CT_TANGENT_ADHESION, dim, x, xp, eps, g);
-        const double h = 1e-10;
-        double gerr = 0.0, gnorm = 0.0;
-        for (int b = 0; b < n; ++b) {
-            const int vb = pr->c.v[b / dim], kb = b % dim;
-            const double save = x[vb * dim + kb];
-            double gp[12], gm[12];
-            x[vb * dim + kb] = save + h;
-            const double ep = ct_friction_energy(&one, dim, x, xp, eps, 1);
-            ct_friction_term_grad(pr, CT_TANGENT_ADHESION, dim, x, xp, eps, gp);
-            x[vb * dim + kb] = save - h;
-            const double em = ct_friction_energy(&one, dim, x, xp, eps, 1);
-            ct_friction_term_grad(pr, CT_TANGENT_ADHESION, dim, x, xp, eps, gm);
-            x[vb * dim + kb] = save;
-            gerr = fmax(gerr, fabs((ep - em) / (2 * h) - g[b]));
-            gnorm = fmax(gnorm, fabs(g[b]));
-            for (int a = 0; a < n; ++a) Hfd[a + n * b] = (gp[a] - gm[a]) / (2 * h);
+    ct_friction_set as;
+    ct_friction_set_init(&as);
+    for (int joint = 0; joint < 2; ++joint) {
+        K.with_barrier = 1;
+        const ct_tangent_adhesion adh = {lambda_a_density, &ye, mu_08, NULL, eps_a};
+        ck_assert_int_eq(ct_tangent_set_build(&as, &cs, &cm, NULL, x, test_density, &K, joint ? mu_03 : NULL, NULL, &adh),
+                         CT_OK);
+        ck_assert(as.n > 0);
+        int n_br[3] = {0, 0, 0}, n_tp = 0, n_fr = 0;
+        double tg = 0.0, tp = 0.0, th = 0.0, lam_err = 0.0;
+        for (long i = 0; i < as.n; ++i) {
+            ct_friction_pair *pr = &as.p[i];
+            n_fr += pr->lambda != 0.0;
+            if (pr->c.eps_x == 0.0) /* mollified EE pairs: w·m·Yε_c */
+                lam_err = fmax(lam_err, fabs(pr->lambda_a - pr->c.w * ye) / fabs(pr->c.w * ye));
+            const int nv = ct_collision_nverts(&pr->c), n = nv * dim;
+            double u[2];
+            ct_friction_u(pr, dim, x, xp, u);
+            const double y = hypot(u[0], u[1]);
+            n_br[y < eps_a ? 0 : y < 2 * eps_a ? 1 : 2]++;
+            ct_friction_set one = {1, 1, pr, eps_a};
+            double g[12], Hfd[144], P[144], dH[144];
+            ct_friction_term_grad(pr, dim, x, xp, eps, eps_a, CT_TANGENT_ALL, g);
+            const double h = 1e-10;
+            double gerr = 0.0, gnorm = 0.0;
+            for (int b = 0; b < n; ++b) {
+                const int vb = pr->c.v[b / dim], kb = b % dim;
+                const double save = x[vb * dim + kb];
+                double gp[12], gm[12];
+                x[vb * dim + kb] = save + h;
+                const double ep = ct_friction_energy(&one, dim, x, xp, eps, 1);
+                ct_friction_term_grad(pr, dim, x, xp, eps, eps_a, CT_TANGENT_ALL, gp);
+                x[vb * dim + kb] = save - h;
+                const double em = ct_friction_energy(&one, dim, x, xp, eps, 1);
+                ct_friction_term_grad(pr, dim, x, xp, eps, eps_a, CT_TANGENT_ALL, gm);
+                x[vb * dim + kb] = save;
+                gerr = fmax(gerr, fabs((ep - em) / (2 * h) - g[b]));
+                gnorm = fmax(gnorm, fabs(g[b]));
+                for (int a = 0; a < n; ++a) Hfd[a + n * b] = (gp[a] - gm[a]) / (2 * h);
+            }
+            /* the parts add up */
+            double gf[12], ga[12];
+            ct_friction_term_grad(pr, dim, x, xp, eps, eps_a, CT_TANGENT_FRICTION, gf);
+            ct_friction_term_grad(pr, dim, x, xp, eps, eps_a, CT_TANGENT_ADHESION, ga);
+            for (int a = 0; a < n; ++a) ck_assert(fabs(gf[a] + ga[a] - g[a]) <= 1e-14 * (fabs(g[a]) + gnorm));
+            if (gnorm == 0.0) { /* vanished branch without friction: no force, and a zero block */
+                ct_triplets T;
+                ct_triplets_init(&T);
+                ck_assert_int_eq(ct_friction_hessian(&one, dim, x, xp, eps, 1, &T), CT_OK);
+                for (size_t k = 0; k < T.n; ++k) th = fmax(th, fabs(T.val[k]));
+                ct_triplets_free(&T);
+                continue;
+            }
+            tg = fmax(tg, gerr / gnorm);
+            for (int b = 0; b < n; ++b)
+                for (int a = 0; a < b; ++a) Hfd[a + n * b] = Hfd[b + n * a] = 0.5 * (Hfd[a + n * b] + Hfd[b + n * a]);
+            ct_triplets T;
+            ct_triplets_init(&T);
+            ck_assert_int_eq(ct_friction_hessian(&one, dim, x, xp, eps, 1, &T), CT_OK);
+            block_of(&T, pr->c.v, nv, dim, P);
+            ct_triplets_free(&T);
+            const double hn = frob(Hfd, n);
+            memcpy(dH, Hfd, sizeof dH);
+            ck_assert_int_eq(ct_psd_project(Hfd, n), CT_OK);
+            for (int k = 0; k < n * n; ++k) dH[k] -= Hfd[k];
+            n_tp += frob(dH, n) > 1e-6 * hn;
+            for (int k = 0; k < n * n; ++k) dH[k] = P[k] - Hfd[k];
+            if (hn > 0.0) tp = fmax(tp, frob(dH, n) / hn);
         }
-        if (gnorm == 0.0) continue; /* y ≥ 2ε: no force, and a zero block (checked below) */
-        tg = fmax(tg, gerr / gnorm);
-        for (int b = 0; b < n; ++b)
-            for (int a = 0; a < b; ++a) Hfd[a + n * b] = Hfd[b + n * a] = 0.5 * (Hfd[a + n * b] + Hfd[b + n * a]);
-        ct_triplets T;
-        ct_triplets_init(&T);
-        ck_assert_int_eq(ct_friction_hessian(&one, dim, x, xp, eps, 1, &T), CT_OK);
-        block_of(&T, pr->c.v, nv, dim, P);
-        ct_triplets_free(&T);
-        const double hn = frob(Hfd, n);
-        memcpy(dH, Hfd, sizeof dH);
-        ck_assert_int_eq(ct_psd_project(Hfd, n), CT_OK);
-        for (int k = 0; k < n * n; ++k) dH[k] -= Hfd[k];
-        n_tp += frob(dH, n) > 1e-6 * hn;
-        for (int k = 0; k < n * n; ++k) dH[k] = P[k] - Hfd[k];
-        if (hn > 0.0) tp = fmax(tp, frob(dH, n) / hn);
-        th = fmax(th, hn > 0.0 ? 0.0 : frob(P, n));
+        printf("tangential adhesion%s: %ld pairs (%d with friction; slip branches %d rising, %d falling, %d vanished; "
+               "%d projected): lambda_a = w Y eps_c (unmollified) to %.1e, gradient FD %.2e, block vs LAPACK "
+               "projection of the FD Hessian %.2e\n",
+               joint ? " + friction" : " alone", as.n, n_fr, n_br[0], n_br[1], n_br[2], n_tp, lam_err, tg, tp);
+        ck_assert(n_br[0] > 0 && n_br[1] > 0 && n_br[2] > 0 && n_tp > 0);
+        ck_assert(joint ? n_fr > 0 : n_fr == 0);
+        ck_assert_double_lt(lam_err, 1e-12);
+        ck_assert_double_lt(tg, 1e-6);
+        ck_assert_double_lt(tp, 1e-5);
+        ck_assert(th == 0.0);
     }
-    printf("tangential adhesion pairs: %ld (slip branches %d rising, %d falling, %d vanished; %d projected): "
-           "lambda_a = w Y eps_c (unmollified) to %.1e, gradient FD %.2e, block vs LAPACK projection of the FD Hessian %.2e\n",
-           as.n, n_br[0], n_br[1], n_br[2], n_tp, lam_err, tg, tp);
-    ck_assert(n_br[0] > 0 && n_br[1] > 0 && n_br[2] > 0 && n_tp > 0);
-    ck_assert_double_lt(lam_err, 1e-12);
-    ck_assert_double_lt(tg, 1e-6);
-    ck_assert_double_lt(tp, 1e-5);
-    ck_assert(th == 0.0);
     free(xp);
     ct_friction_set_free(&as);
     ct_collision_set_free(&cs);

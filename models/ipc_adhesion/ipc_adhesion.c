@@ -122,7 +122,6 @@ typedef struct ipc_state {
     double mu_a, eps_a;
     ct_adhesion_law *law;      /* np*np: the normal law of each participant pair (Y differs) */
     double *yeps;              /* np*np: Y·ε_c of each participant pair */
-    ct_friction_set as;        /* tangential adhesion, lagged like friction (λ_a = area·Y·ε_c) */
     /* statistics */
     double t_bp, t_ccd, t_pairs;
     double prev_min_dist;
@@ -229,7 +228,6 @@ static void ipc_destroy(void *p)
     ct_candidates_free(&st->ccd_cand);
     ct_collision_set_free(&st->cs);
     ct_friction_set_free(&st->fs);
-    ct_friction_set_free(&st->as);
     free(st->law);
     free(st->yeps);
     free(st->x_cached);
@@ -246,8 +244,6 @@ static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, const ct_par
     st->adh_on = eps_c > 0.0;
     st->reach = st->dhat;
     st->mu_a = prm->value[P_MU_A];
-    ct_friction_set_init(&st->as);
-    st->as.profile = CT_TANGENT_ADHESION;
     if (!st->adh_on) {
         if (st->mu_a > 0.0)
             ct_diag_add(diag, CT_OK, "warning: /contact/mu_a: %g has no effect with eps_c = 0 (no adhesion)", st->mu_a);
@@ -411,19 +407,17 @@ static double friction_eps(const ipc_state *st, const ct_step_ctx *c) { return s
 
 static double adhesion_eps(const ipc_state *st, const ct_step_ctx *c) { return st->eps_a * c->h; }
 
-/* Lag friction (λ from the compressive normal force) and tangential adhesion (λ_a) at x. */
+/* Lag the tangential set at x: friction (λ from the compressive normal force) and tangential
+ * adhesion (λ_a = w·m·Yε_c) on the same pairs, one potential per pair. */
 static ct_status lag_friction(ipc_state *st, const ct_step_ctx *c, const double *x)
 {
     st->fs.n = 0;
-    st->as.n = 0;
     if (!(st->mu > 0.0) && !(st->mu_a > 0.0)) return CT_OK;
     ct_status s = ensure_collisions(st, c, x);
-    if (s == CT_OK && st->mu > 0.0)
-        s = ct_friction_set_build(&st->fs, &st->cs, &st->cm, c->obstacles, x, friction_density(st), st, pair_mu, st);
-    if (s == CT_OK && st->mu_a > 0.0)
-        s = ct_friction_set_build(&st->as, &st->cs, &st->cm, c->obstacles, x, adhesion_lambda_density, st, pair_mu_a,
-                                  st);
-    return s;
+    if (s != CT_OK) return s;
+    const ct_tangent_adhesion adh = {adhesion_lambda_density, st, pair_mu_a, st, adhesion_eps(st, c)};
+    return ct_tangent_set_build(&st->fs, &st->cs, &st->cm, c->obstacles, x, friction_density(st), st,
+                                st->mu > 0.0 ? pair_mu : NULL, st, st->mu_a > 0.0 ? &adh : NULL);
 }
 
 static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
@@ -444,7 +438,6 @@ static ct_status ipc_energy(void *p, const ct_step_ctx *c, const double *x, doub
     double t0 = now();
     double e = ct_collision_energy(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads);
     if (st->fs.n) e += ct_friction_energy(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads);
-    if (st->as.n) e += ct_friction_energy(&st->as, st->dim, x, st->x_step0, adhesion_eps(st, c), c->threads);
     st->t_pairs += now() - t0;
     *E = e;
     return isnan(e) ? CT_ENOMEM : CT_OK;
@@ -459,8 +452,7 @@ static ct_status ipc_gradient(void *p, const ct_step_ctx *c, const double *x, do
     s = ct_collision_gradient(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, g);
     if (s == CT_OK && st->fs.n)
         s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, g);
-    if (s == CT_OK && st->as.n)
-        s = ct_friction_gradient(&st->as, st->dim, x, st->x_step0, adhesion_eps(st, c), c->threads, g);
+
     st->t_pairs += now() - t0;
     return s;
 }
@@ -474,8 +466,7 @@ static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
     s = ct_collision_hessian(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, H);
     if (s == CT_OK && st->fs.n)
         s = ct_friction_hessian(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, H);
-    if (s == CT_OK && st->as.n)
-        s = ct_friction_hessian(&st->as, st->dim, x, st->x_step0, adhesion_eps(st, c), c->threads, H);
+
     st->t_pairs += now() - t0;
     return s;
 }
@@ -649,12 +640,10 @@ static ct_status ipc_update_lagged(void *p, const ct_step_ctx *c, const double *
         free(g1);
         return CT_ENOMEM;
     }
-    double eps = friction_eps(st, c), epa = adhesion_eps(st, c);
+    double eps = friction_eps(st, c);
     ct_status s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, eps, c->threads, g0);
-    if (s == CT_OK) s = ct_friction_gradient(&st->as, st->dim, x, st->x_step0, epa, c->threads, g0);
     if (s == CT_OK) s = lag_friction(st, c, x);
     if (s == CT_OK) s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, eps, c->threads, g1);
-    if (s == CT_OK) s = ct_friction_gradient(&st->as, st->dim, x, st->x_step0, epa, c->threads, g1);
     double dmax = 0.0, gmax = 0.0;
     for (size_t i = 0; i < nxd; ++i) {
         dmax = fmax(dmax, fabs(g1[i] - g0[i]));
@@ -732,18 +721,24 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
         }
     }
     double eps = friction_eps(st, c), epa = adhesion_eps(st, c);
+    long n_adh = 0, n_fric = 0;
     for (long i = 0; i < st->fs.n; ++i) {
-        ct_friction_term_grad(&st->fs.p[i], st->fs.profile, st->dim, x, st->x_step0, eps, g);
-        report_term(out, st, &st->fs.p[i].c, g, CT_FORCE_FRICTION);
-    }
-    for (long i = 0; i < st->as.n; ++i) {
-        ct_friction_term_grad(&st->as.p[i], st->as.profile, st->dim, x, st->x_step0, epa, g);
-        report_term(out, st, &st->as.p[i].c, g, CT_FORCE_ADHESION_TANGENTIAL);
+        const ct_friction_pair *fp = &st->fs.p[i];
+        if (fp->lambda != 0.0) {
+            n_fric++;
+            ct_friction_term_grad(fp, st->dim, x, st->x_step0, eps, epa, CT_TANGENT_FRICTION, g);
+            report_term(out, st, &fp->c, g, CT_FORCE_FRICTION);
+        }
+        if (fp->lambda_a != 0.0) {
+            ct_friction_term_grad(fp, st->dim, x, st->x_step0, eps, epa, CT_TANGENT_ADHESION, g);
+            report_term(out, st, &fp->c, g, CT_FORCE_ADHESION_TANGENTIAL);
+            n_adh++;
+        }
     }
     int ns = out->nscalars < 6 ? out->nscalars : 6;
     out->nscalars = ns;
-    double vals[6] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)st->fs.n,
-                      (double)st->n_queries, (double)st->n_ccd_reused, (double)st->as.n};
+    double vals[6] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)n_fric,
+                      (double)st->n_queries, (double)st->n_ccd_reused, (double)n_adh};
     for (int k = 0; k < ns; ++k) {
         out->scalar_names[k] = st->scalar_names[k];
         out->scalars[k] = vals[k];

@@ -27,22 +27,29 @@ double ct_friction_f1_over_y(double y, double eps);
 
 typedef struct ct_friction_pair {
     ct_collision c;   /* stencil at the lag point */
-    double lambda;    /* lagged normal force magnitude (N), signed by the term weight */
+    double lambda;    /* lagged normal force magnitude (N), signed by the term weight; 0: no friction */
     double mu;        /* friction coefficient of the pair */
+    double lambda_a;  /* tangential adhesion: the pair's largest normal adhesion force (N), signed
+                         by the term weight; 0: none */
+    double mu_a;      /* tangential adhesion coefficient of the pair */
     double coef[4];   /* closest-point coefficients (first primitive +, second −) */
     double T[6];      /* tangent basis, dim × (dim-1), column-major */
 } ct_friction_pair;
 
-/* What a tangent set integrates: friction (f0, f1 above) or the tangential adhesion of
- * ct_adhesion.h (f_t0, f_t; ε = ε_a h), whose λ is the pair's maximum normal adhesion force and
- * whose Hessian blocks are projected to PSD: μλ (c cᵀ) ⊗ T P(M) Tᵀ with P(M) keeping the positive
- * parts of μλ f_t' (along u) and μλ f_t/y (across it). */
-typedef enum { CT_TANGENT_FRICTION, CT_TANGENT_ADHESION } ct_tangent_profile;
-
+/* The lagged tangential set: friction, and (when built with ct_tangent_adhesion) the tangential
+ * adhesion of Fang et al. (paper 000 eq. 13–14, ct_adhesion.h) on the same pairs. A pair's
+ * potential is one function of its slip,
+ *
+ *     μλ f0(|u|; ε) + μ_a λ_a f_t0(|u|; ε_a),     ε = ε_v h, ε_a = ε_a h,
+ *
+ * and its Hessian block (c cᵀ) ⊗ T M Tᵀ is projected as a whole: M has the eigenvector û with
+ * eigenvalue μλ f1'(y) + μ_aλ_a f_t'(y) and (3D) the one across it with μλ f1/y + μ_aλ_a f_t/y;
+ * the projection keeps their positive parts (f_t' < 0 beyond ε_a: the falling branch). Pairs with
+ * λ_a = 0 keep the friction-only block above, bitwise. */
 typedef struct ct_friction_set {
     long n, cap;
     ct_friction_pair *p;
-    int profile; /* ct_tangent_profile; 0 (friction) after init */
+    double eps_a; /* ε_a h (m) of the tangential adhesion, set by ct_tangent_set_build */
 } ct_friction_set;
 
 void ct_friction_set_init(ct_friction_set *fs);
@@ -58,6 +65,22 @@ ct_status ct_friction_set_build(ct_friction_set *fs, const ct_collision_set *cs,
                                 const ct_obstacle *obs, const double *x_lag, ct_density_fn normal,
                                 const void *nctx, ct_mu_fn mu, const void *muctx);
 
+/* The tangential adhesion of a tangent set: λ_a = −∂(w m ψ_A)/∂d at the lag point (ψ_A a density
+ * whose force is the pair's largest adhesion force), coefficient μ_a per pair, ε_a h. */
+typedef struct ct_tangent_adhesion {
+    ct_density_fn lambda;
+    const void *lctx;
+    ct_mu_fn mu_a;
+    const void *mctx;
+    double eps_a; /* ε_a h (m) */
+} ct_tangent_adhesion;
+
+/* ct_friction_set_build with tangential adhesion (adh may be NULL: friction only): a term is kept
+ * when it has friction (μ > 0, λ ≠ 0) or tangential adhesion (μ_a > 0, λ_a ≠ 0). */
+ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
+                               const ct_obstacle *obs, const double *x_lag, ct_density_fn normal, const void *nctx,
+                               ct_mu_fn mu, const void *muctx, const ct_tangent_adhesion *adh);
+
 /* u_k (dim-1 entries) of pair p at x relative to x_prev. */
 void ct_friction_u(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double *u);
 
@@ -67,8 +90,12 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
                                double eps, int threads, double *g);
 ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
                               double eps, int threads, ct_triplets *H);
-/* Gradient of one pair's potential under the set's profile (nverts*dim entries). */
-void ct_friction_term_grad(const ct_friction_pair *p, int profile, int dim, const double *x, const double *x_prev,
-                           double eps, double *g);
+
+/* Which parts of a pair's potential ct_friction_term_grad differentiates. */
+enum { CT_TANGENT_FRICTION = 1u, CT_TANGENT_ADHESION = 2u, CT_TANGENT_ALL = 3u };
+
+/* Gradient of the selected parts of one pair's potential (nverts*dim entries); eps_a: ε_a h. */
+void ct_friction_term_grad(const ct_friction_pair *p, int dim, const double *x, const double *x_prev, double eps,
+                           double eps_a, unsigned parts, double *g);
 
 #endif
