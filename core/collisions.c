@@ -232,7 +232,10 @@ static int vertex_coef_2d(const ct_contact_mesh *cm, int u, int v)
  * threshold ε of its rest edges). The set is ordered by (bucket, key): the order of (kind,
  * mollified type + 1 or 0, k0, k1). Records with the same bucket and key are merged by summing
  * their weights in generation order (the sort is stable), zero sums dropped. */
-enum { B_PP, B_PE, B_PT, B_EE, B_EE_MOLL, B_PH = B_EE_MOLL + 9, NBUCKET };
+enum { B_PP, B_PE, B_PT, B_EE, B_EE_MOLL, B_PH = B_EE_MOLL + 9, B_PP_E, B_PE_E, NBUCKET };
+/* B_PP_E, B_PE_E: the point–point and point–edge terms of the edge–edge family when the set is
+ * built with split_ee (the family's chunk lists move their B_PP / B_PE records there, so they are
+ * not merged with the vertex quadrature's); empty otherwise, so they change nothing. */
 
 typedef struct {
     uint64_t key;
@@ -351,7 +354,7 @@ static void add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int
 }
 
 /* The collision of record (bucket, key, w). */
-static void term_collision(ct_collision *c, int bucket, uint64_t key, double w, const ct_contact_mesh *cm)
+static void term_collision(ct_collision *c, int bucket, uint64_t key, double w, const ct_contact_mesh *cm, int split)
 {
     const ct_surface *s = cm->s;
     const int k0 = (int)(uint32_t)(key >> 32), k1 = (int)(uint32_t)key;
@@ -359,6 +362,11 @@ static void term_collision(ct_collision *c, int bucket, uint64_t key, double w, 
     c->side = 1;
     c->w = w;
     c->v[0] = k0;
+    if (split && (bucket == B_PP_E || bucket == B_PE_E || (bucket >= B_EE && bucket < B_PH))) {
+        c->flags = CT_COL_EDGE_FAMILY;
+        if (bucket == B_PP_E) bucket = B_PP;
+        if (bucket == B_PE_E) bucket = B_PE;
+    }
     switch (bucket) {
     case B_PP: c->kind = CT_COL_PP, c->v[1] = k1; break;
     case B_PE:
@@ -700,7 +708,7 @@ static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, in
 }
 
 /* Join, sort and merge the lists of every bucket, then write the set. */
-static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part_list *P, int threads)
+static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part_list *P, int threads, int split)
 {
     term *arr[NBUCKET] = {0};
     long cnt[NBUCKET] = {0};
@@ -762,7 +770,7 @@ static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part
     if (!err) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(ct_threads(threads))
         for (int k = 0; k < NBUCKET; ++k)
-            for (long i = 0; i < cnt[k]; ++i) term_collision(&cs->c[off[k] + i], k, arr[k][i].key, arr[k][i].w, cm);
+            for (long i = 0; i < cnt[k]; ++i) term_collision(&cs->c[off[k] + i], k, arr[k][i].key, arr[k][i].w, cm, split);
         cs->n = total;
     }
     for (int k = 0; k < NBUCKET; ++k) free(arr[k]);
@@ -780,7 +788,8 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
     const int ee_area = !conv || o->ee_weight == CT_EEW_AREA;
     const double fv = dim == 2 ? 0.5 : (ee_area ? 0.25 : 0.5);
     part_list P = {0};
-    int err = 0;
+    int err = 0, first_ee_part = 0;
+    const int split = conv && o->split_ee;
     const double ee_dhat = o->ee_dhat > 0.0 ? o->ee_dhat : dhat;
     build_ctx b = {cm, x, dhat2, fv, ee_dhat * ee_dhat, conv, ee_area, NULL, NULL, NULL};
 
@@ -790,6 +799,7 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
         /* edge–edge: ½(ω_a + ω_b) per pair, and for the convergent set −(n_p(ea) − 1)·½ω_a per
          * (edge ea, vertex p of a candidate partner edge) */
         const ct_pair_list *ee = &cand->ee;
+        first_ee_part = P.n;
         b.list = ee;
         if (conv && ee->n && !(b.far = malloc((size_t)ee->n))) err = 1;
         if (!err) err = run_chunks(&b, gen_ee, ee->ij, ee->n, 0, o->threads, &P);
@@ -831,6 +841,13 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
             free(pr);
         }
         free(b.far);
+        if (split) /* the edge–edge family's point terms go to their own buckets */
+            for (int q = first_ee_part; q < P.n; ++q) {
+                term_buf t = P.p[q].b[B_PP];
+                P.p[q].b[B_PP] = P.p[q].b[B_PP_E], P.p[q].b[B_PP_E] = t;
+                t = P.p[q].b[B_PE];
+                P.p[q].b[B_PE] = P.p[q].b[B_PE_E], P.p[q].b[B_PE_E] = t;
+            }
     } else {
         b.list = &cand->ve;
         err = run_chunks(&b, gen_ve, cand->ve.ij, cand->ve.n, 1, o->threads, &P);
@@ -849,7 +866,7 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
             if (push(L, B_PH, v, b, cm->wv[v])) err = 1;
         }
     }
-    ct_status st = err ? CT_ENOMEM : write_set(cs, cm, &P, o->threads);
+    ct_status st = err ? CT_ENOMEM : write_set(cs, cm, &P, o->threads, split);
     for (int q = 0; q < P.n; ++q) term_list_free(&P.p[q]);
     free(P.p);
     return st;

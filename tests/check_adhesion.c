@@ -16,7 +16,10 @@
  *   Brent solver on formulas written out independently of the library (issue 4: within 1 %);
  * - a plate dragged over a half-space at the balance gap: the tangential adhesion force is
  *   μ_a Y ε_c f_t(|u|) Σ w_v, for slips in the rising, falling and vanished branches;
- * - ε_c = 0 and μ_a = 0: ipc_adhesion is bitwise the plain ipc model (other adhesion keys set).
+ * - ε_c = 0 and μ_a = 0: ipc_adhesion is bitwise the plain ipc model (other adhesion keys set);
+ * - the convergent set built with split_ee: the same barrier energy, the edge–edge family
+ *   flagged; a frictionless plate bonded on aligned grids does not turn (adhesion on the
+ *   mollified edge–edge terms turned it 0.012 rad in one step).
  */
 #include "ct_test_util.h"
 
@@ -255,11 +258,38 @@ START_TEST(test_adhesion_terms)
     ct_candidates cand;
     ct_candidates_init(&cand);
     ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, da, 1, &cand), CT_OK);
-    ct_colset_opts o = {CT_COLSET_CONVERGENT, CT_EEW_DHAT2, da, 1, dhat};
+    ct_colset_opts o = {CT_COLSET_CONVERGENT, CT_EEW_DHAT2, da, 1, dhat, 0};
     ct_collision_set cs;
     ct_collision_set_init(&cs);
     ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &cand, NULL, 0, x, &o), CT_OK);
     ck_assert(cs.n > 0);
+    {   /* split_ee keeps the edge–edge family apart and flags it: the same barrier energy (only
+         * the merging of equal stencils differs), every EE term flagged, vertex terms not */
+        ct_colset_opts os = o;
+        os.split_ee = 1;
+        ct_collision_set sp;
+        ct_collision_set_init(&sp);
+        ck_assert_int_eq(ct_collision_set_build(&sp, &cm, &cand, NULL, 0, x, &os), CT_OK);
+        K.with_barrier = 1;
+        dens_ctx B = K;
+        B.L = ct_adhesion_law_make(CT_ADH_DISTANCE, dp, da, 0.0); /* barrier alone */
+        const double e0 = ct_collision_energy(&cs, &cm, NULL, x, test_density, &B, 1);
+        const double e1 = ct_collision_energy(&sp, &cm, NULL, x, test_density, &B, 1);
+        long nflag = 0, nee = 0, bad = 0;
+        for (long i = 0; i < sp.n; ++i) {
+            const ct_collision *t = &sp.c[i];
+            nflag += (t->flags & CT_COL_EDGE_FAMILY) != 0;
+            nee += t->kind == CT_COL_EE;
+            bad += t->kind == CT_COL_EE && !(t->flags & CT_COL_EDGE_FAMILY);
+            bad += t->kind == CT_COL_PT && (t->flags & CT_COL_EDGE_FAMILY);
+        }
+        for (long i = 0; i < cs.n; ++i) bad += cs.c[i].flags != 0;
+        printf("split edge-edge family: %ld terms (%ld merged), %ld flagged (%ld EE); barrier energy %.15g vs %.15g\n",
+               sp.n, cs.n, nflag, nee, e1, e0);
+        ck_assert(nflag > nee && nee > 0 && bad == 0 && sp.n >= cs.n);
+        ck_assert_double_eq_tol(e1, e0, 1e-12 * fabs(e0));
+        ct_collision_set_free(&sp);
+    }
     double wg = 0.0, wh = 0.0, wp = 0.0;
     int n_checked = 0, n_proj = 0, n_band[3] = {0, 0, 0};
     for (int withb = 0; withb < 2; ++withb) {
@@ -648,6 +678,57 @@ START_TEST(test_adhesion_off_bitwise)
 }
 END_TEST
 
+/* ---- no twist: a frictionless plate bonded on aligned grids ---- */
+
+START_TEST(test_adhesion_no_twist)
+{
+    /* two 0.2 m plates on aligned 8 × 8 grids, the lower one free (μ = μ_a = 0, no gravity, no
+     * load) at 0.25 d̂_p below the upper, fixed one: the configuration is symmetric, the torque
+     * about y is zero, and a frictionless interface has no stiffness against turning; with
+     * adhesion on the mollified edge–edge terms the lower plate turned 0.012 rad in its first
+     * step (aligned edges pulled apart); with adhesion on the surface integral only it must not */
+    const char *json =
+        "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.03}, \"gravity\": [0, 0, 0],"
+        " \"solver\": {\"newton_tol\": 1e-6},"
+        " \"contact\": {\"model\": \"ipc_adhesion\", \"dhat\": 1e-3, \"kappa\": \"auto\", \"eps_c\": 0.05},"
+        " \"bodies\": [{\"name\": \"upper\", \"mesh\": {\"generator\": \"box\", \"size\": [0.2, 0.005, 0.2],"
+        "   \"cells\": [8, 1, 8], \"origin\": [-0.1, 0, -0.1]},"
+        "   \"material\": {\"model\": \"neo_hookean\", \"E\": 1e5, \"nu\": 0, \"density\": 1000},"
+        "   \"fixed\": {\"select\": {\"side\": \"+y\"}}},"
+        "  {\"name\": \"lower\", \"mesh\": {\"generator\": \"box\", \"size\": [0.2, 0.005, 0.2],"
+        "   \"cells\": [8, 1, 8], \"origin\": [-0.1, -0.00525, -0.1]},"
+        "   \"material\": {\"model\": \"neo_hookean\", \"E\": 1e5, \"nu\": 0, \"density\": 1000}}]}";
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
+    const int nx = sim->ctx.nx;
+    double *x0 = malloc((size_t)nx * 3 * sizeof *x0);
+    memcpy(x0, sim->x, (size_t)nx * 3 * sizeof *x0);
+    ct_diag d;
+    ct_diag_init(&d);
+    int iters = 0;
+    for (int step = 0; step < 3; ++step) {
+        ck_assert_int_eq(ct_sim_step(sim, &d), CT_OK);
+        iters += sim->last.newton_iters;
+    }
+    double num = 0.0, den = 0.0, umax = 0.0;
+    for (int v = 0; v < nx; ++v) {
+        if (sim->ctx.vert_part[v] != 1) continue;
+        const double *p = x0 + 3 * v, *q = sim->x + 3 * v;
+        num += (q[0] - p[0]) * p[2] - (q[2] - p[2]) * p[0];
+        den += p[0] * p[0] + p[2] * p[2];
+        umax = fmax(umax, fabs(q[1] - p[1]));
+    }
+    printf("no twist: lower plate turned %.2e rad in 3 steps (moved up to %.3g m normal to the plates; %d Newton "
+           "iterations)\n",
+           num / den, umax, iters);
+    ck_assert_double_lt(fabs(num / den), 1e-8);
+    ck_assert(umax > 1e-5); /* it did move: the adhesion pulled it toward the balance gap */
+    free(x0);
+    ct_diag_free(&d);
+    free_sim(sim, &sc);
+}
+END_TEST
+
 static Suite *adhesion_suite(void)
 {
     Suite *s = suite_create("adhesion");
@@ -660,6 +741,7 @@ static Suite *adhesion_suite(void)
     tcase_add_test(tc, test_adhesion_rest_gap);
     tcase_add_test(tc, test_tangential_drag);
     tcase_add_test(tc, test_adhesion_off_bitwise);
+    tcase_add_test(tc, test_adhesion_no_twist);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -164,10 +164,27 @@ static int pair_index(const ipc_state *st, const ct_collision *c)
     return A * st->np + B;
 }
 
+/* Whether a term carries adhesion: its participants have Y·ε_c > 0, and it is part of the surface
+ * integral. The convergent set's edge–edge family (flagged when the set is built with split_ee)
+ * is a point-contact correction with the weight d̂² that keeps creases from crossing; the face
+ * integral is the vertex quadrature's. Adhesion on those terms would add nothing to the integral
+ * but a torque: their energy m(x)·ψ with the edge–edge mollifier m (0 for parallel edges) and an
+ * adhesive ψ < 0 is lowest when edges turn away from parallel, which twisted a frictionless plate
+ * bonded on aligned grids by 0.012 rad in one step (experiments/pull_peel, μ_a = 0). */
+static int adhesive(const ipc_state *st, const ct_collision *c)
+{
+    return !(c->flags & CT_COL_EDGE_FAMILY) && st->yeps[pair_index(st, c)] > 0.0;
+}
+
 /* adhesion alone, a(√s) (the force report's adhesion_normal) */
 static double adhesion_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
 {
     const ipc_state *st = ctx;
+    if (c->flags & CT_COL_EDGE_FAMILY) {
+        if (ps) *ps = 0.0;
+        if (pss) *pss = 0.0;
+        return 0.0;
+    }
     return ct_adhesion_s(&st->law[pair_index(st, c)], s, ps, pss);
 }
 
@@ -201,7 +218,7 @@ static double friction_normal_density(const void *ctx, const ct_collision *c, do
 static double adhesion_lambda_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
 {
     const ipc_state *st = ctx;
-    if (ps) *ps = s > 0.0 ? -0.5 * st->yeps[pair_index(st, c)] / sqrt(s) : 0.0;
+    if (ps) *ps = s > 0.0 && adhesive(st, c) ? -0.5 * st->yeps[pair_index(st, c)] / sqrt(s) : 0.0;
     if (pss) *pss = 0.0;
     return 0.0;
 }
@@ -209,7 +226,7 @@ static double adhesion_lambda_density(const void *ctx, const ct_collision *c, do
 static double pair_mu_a(const void *ctx, const ct_collision *c)
 {
     const ipc_state *st = ctx;
-    return st->yeps[pair_index(st, c)] > 0.0 ? st->mu_a : 0.0;
+    return adhesive(st, c) ? st->mu_a : 0.0;
 }
 
 /* The normal density in use and the one friction takes λ from. */
@@ -328,6 +345,8 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     st->colset.ee_weight = (int)prm->value[P_EEW] == 0 ? CT_EEW_DHAT2 : CT_EEW_AREA;
     st->colset.dhat = st->reach;
     st->colset.ee_dhat = st->dhat; /* ω_e = d̂² whether adhesion reaches farther or not */
+    /* adhesion on the surface integral only: the d̂²-weighted edge–edge family apart (adhesive()) */
+    st->colset.split_ee = st->adh_on && st->colset.kind == CT_COLSET_CONVERGENT && st->colset.ee_weight == CT_EEW_DHAT2;
     st->colset.threads = c->threads;
     st->ccd = ct_ccd_default_opts();
     st->ccd.s = prm->value[P_CCD_S];
@@ -715,7 +734,7 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
             ct_collision_term_grad(col, &st->cm, c->obstacles, x, barrier_density, st, g);
             report_term(out, st, col, g, CT_FORCE_BARRIER);
         }
-        if (st->adh_on && st->yeps[pair_index(st, col)] > 0.0) {
+        if (st->adh_on && adhesive(st, col)) {
             ct_collision_term_grad(col, &st->cm, c->obstacles, x, adhesion_density, st, g);
             report_term(out, st, col, g, CT_FORCE_ADHESION_NORMAL);
         }

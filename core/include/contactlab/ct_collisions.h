@@ -36,10 +36,17 @@ typedef enum { CT_COL_PP, CT_COL_PE, CT_COL_PT, CT_COL_EE, CT_COL_PH } ct_col_ki
 typedef enum { CT_COLSET_IPC2020, CT_COLSET_CONVERGENT } ct_colset_kind;
 typedef enum { CT_EEW_AREA, CT_EEW_DHAT2 } ct_ee_weight_kind;
 
+/* ct_collision.flags */
+enum {
+    CT_COL_EDGE_FAMILY = 1 /* with ct_colset_opts.split_ee: the term comes from the edge–edge family
+                              of the convergent set (its EE terms and their point–edge
+                              corrections), not from the vertex quadrature */
+};
+
 typedef struct ct_collision {
     unsigned char kind; /* ct_col_kind */
     unsigned char type; /* ct_pe_type / ct_pt_type / ct_ee_type for PE / PT / EE */
-    short pad;
+    short flags;        /* CT_COL_EDGE_FAMILY */
     int v[4];           /* stencil vertices (PP: 2, PE: p e0 e1, PT: p t0 t1 t2, EE: a0 a1 b0 b1;
                            PH: v[0] the vertex, v[1] the obstacle index) */
     int side;           /* number of stencil vertices on the first primitive (PP 1, PE 1, PT 1,
@@ -87,6 +94,11 @@ typedef struct ct_colset_opts {
     double ee_dhat;              /* ee_weight = DHAT2: ω_e = ee_dhat² (0: dhat). A model whose
                                     energy reaches beyond its barrier (adhesion) keeps the
                                     barrier's d̂ here, so ω does not jump when it switches on */
+    int split_ee;                /* CONVERGENT: keep the edge–edge family's terms apart from the
+                                    vertex quadrature's (not merged even with equal stencils) and
+                                    flag them CT_COL_EDGE_FAMILY, so that a model can leave them
+                                    out of energies that only the surface integral should carry
+                                    (adhesion); 0: merged, no flags */
 } ct_colset_opts;
 
 /* Build the set of pairs active at x (d < d̂) from broad-phase candidates (proximity,
