@@ -108,10 +108,14 @@ BENCH_CSV := bench/results/$(shell hostname).csv
 # Both scenes (elastic cube, contact slabs), one process per thread count; BENCH_ARGS is passed
 # last (e.g. BENCH_ARGS="--scene contact --sizes 20,50"). Passive OpenMP waiting: idle threads
 # sleep instead of spinning, which keeps 2-thread timings stable when other jobs share the cores.
+# Then the adhesion overhead (issue 4): the contact scene at n = 50 over 6 steps, with and without
+# Fang et al. adhesion (eps_c = 1e-3, mu_a = 1), mu = 0 and 0.3 (BENCH_ADH_ARGS appended).
 bench: $(BENCH_BIN)
 	@mkdir -p bench/results && rm -f $(BENCH_CSV)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 1 --scene elastic,contact $(BENCH_ARGS)
 	OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 2 --scene elastic,contact $(BENCH_ARGS)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 1 --scene contact --contact-sizes 50 --steps 6 --mu 0,0.3 $(BENCH_ADH_ARGS)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 1 --scene contact --contact-sizes 50 --steps 6 --mu 0,0.3 --adhesion 1e-3:1 $(BENCH_ADH_ARGS)
 
 demo: all
 	bash scripts/demo.sh

@@ -299,6 +299,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    const int tuned = ct_tune_allocator(); /* as the contactlab program does (ct_sim.h) */
     const char *out = NULL;
     int append = 0;
     int sizes[NSCENES][8] = {{10, 20, 30}, {20, 50, 100}}, nsizes[NSCENES] = {3, 3};
@@ -366,6 +367,8 @@ int main(int argc, char **argv)
     }
     char host[256] = "unknown";
     gethostname(host, sizeof host);
+    printf("allocator: %s\n", tuned ? "freed heap memory kept in the process (ct_tune_allocator)"
+                                     : "C library default (CT_MALLOC_DEFAULT set, or not glibc)");
     FILE *csv = NULL;
     if (out) {
         csv = fopen(out, append ? "a" : "w");

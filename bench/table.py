@@ -18,7 +18,8 @@ def inum(v):
 def main(path):
     rows = list(csv.DictReader(open(path)))
     el = [r for r in rows if r["scene"] == "box_compress"]
-    co = [r for r in rows if r["scene"].startswith("contact_slabs")]
+    co = [r for r in rows if r["scene"].startswith("contact_slabs") and int(r["steps"]) == 3]
+    adh = [r for r in rows if r["scene"].startswith("contact_slabs") and int(r["steps"]) != 3]
     if el:
         print("| cells | threads | dofs | nnz(A) | Newton iters | analyses | assembly | projection | factor | solve "
               "| line search | total | factor+solve |")
@@ -47,6 +48,21 @@ def main(path):
                 continue
             print(f"| {r['cells']} | {r['threads']} | {inum(r['ccd_alone_candidates'])} | {fnum(r['ccd_alone_ms'])} "
                   f"| {fnum(r['ccd_alone_bp_ms'])} | {float(r['ccd_alone_alpha']):.4f} |")
+
+
+    if adh:
+        print()
+        print("| μ | adhesion | steps | iters | active | assembly | analysis | factor | solve | contact | ccd | cmap "
+              "| sum of phases | total |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in sorted(adh, key=lambda r: (float(r["mu"]), r["scene"])):
+            asm = float(r["assembly_ms"]) + float(r["projection_ms"])
+            ph = asm + sum(float(r[k]) for k in ("analysis_ms", "factor_ms", "solve_ms", "line_search_ms", "contact_ms",
+                                                 "ccd_ms", "cmap_ms"))
+            a = "ε_c = 1e-3, μ_a = 1" if r["scene"].endswith("_adhesion") else "off"
+            print(f"| {r['mu']} | {a} | {r['steps']} | {r['newton_iters']} | {inum(r['active_pairs'])} | {asm:.1f} "
+                  f"| {fnum(r['analysis_ms'])} | {fnum(r['factor_ms'])} | {fnum(r['solve_ms'])} | {fnum(r['contact_ms'])} "
+                  f"| {fnum(r['ccd_ms'])} | {fnum(r['cmap_ms'])} | {ph:.1f} | {fnum(r['total_ms'])} |")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,9 @@
 /* main.c — the contactlab executable. */
 #include "contactlab/ct_cli.h"
+#include "contactlab/ct_sim.h"
 
-int main(int argc, char **argv) { return ct_cli_main(argc, argv); }
+int main(int argc, char **argv)
+{
+    ct_tune_allocator(); /* see ct_sim.h */
+    return ct_cli_main(argc, argv);
+}

@@ -4,7 +4,11 @@
 #include "contactlab/ct_h5log.h"
 #include "contactlab/ct_intersect.h"
 
+#include <limits.h>
 #include <math.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -718,4 +722,16 @@ void ct_sim_destroy(ct_sim *s)
     free(s->part_names);
     free(s->part_young);
     free(s);
+}
+
+int ct_tune_allocator(void)
+{
+#ifdef __GLIBC__
+    const char *e = getenv("CT_MALLOC_DEFAULT");
+    if (e && *e) return 0;
+    const int a = mallopt(M_MMAP_THRESHOLD, INT_MAX), b = mallopt(M_TRIM_THRESHOLD, INT_MAX);
+    return a == 1 && b == 1;
+#else
+    return 0;
+#endif
 }

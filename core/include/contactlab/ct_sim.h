@@ -145,6 +145,14 @@ void ct_sim_destroy(ct_sim *sim);
  * the Newton iteration and the residual when it fails. */
 ct_status ct_sim_step(ct_sim *sim, ct_diag *diag);
 
+/* For programs (called once at start, before any allocation that matters): keep freed heap
+ * memory in the process instead of returning it to the system (glibc: M_TRIM_THRESHOLD 1 GiB,
+ * M_MMAP_THRESHOLD 32 MiB), so that the per-iteration work arrays — CHOLMOD's factorization
+ * workspace, contact Hessians, gather lists — are not page-faulted in anew at every Newton
+ * iteration. No effect with other C libraries or when CT_MALLOC_DEFAULT is set in the
+ * environment (for A/B timing). Returns 1 if applied. */
+int ct_tune_allocator(void);
+
 /* The incremental potential of the last step (its q~, loads and lagged model state) at
  * an arbitrary q: E and, if g != NULL, its gradient over all q dofs. For derivative tests
  * and drivers. */
