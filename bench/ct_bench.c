@@ -70,7 +70,10 @@ static int parse_list(const char *s, int *out, int max)
  *   ccd:     the wall time of max_step (swept broad phase + additive CCD);
  *   cmap:    mapping the model's Hessian triplets into the Newton matrix (pattern growth too).
  * broadphase and pairs are the model's own accounts (they overlap contact + ccd).
- * contact share = (contact + ccd + cmap) / total. */
+ * contact share = (contact + ccd + cmap) / total. The last two columns (and CSV mean_total_ms,
+ * mean_contact_work_ms) are means over the run: the summed step times / all Newton iterations,
+ * which weighs every iteration alike; the medians above weigh every step alike, so a step with
+ * few iterations puts its per-step costs (lag, first mapping, re-analysis) on few of them. */
 enum { PH_ASM, PH_PROJ, PH_ANA, PH_FAC, PH_SOL, PH_LS, PH_CON, PH_CCD, PH_MAP, PH_TOT, PH_BP, PH_PAIRS, NPH };
 static const char *ph_names[NPH] = {"assembly", "projection", "analysis", "factor",   "solve",      "line_search",
                                     "contact",  "ccd",        "cmap",     "total",    "broadphase", "pairs"};
@@ -174,7 +177,7 @@ static void csv_header(FILE *csv)
     fprintf(csv, ",factor_solve_fraction");
     for (int p = PH_BP; p < NPH; ++p) fprintf(csv, ",%s_ms", ph_names[p]);
     fprintf(csv, ",contact_fraction,candidates,active_pairs,mu,ccd_alone_ms,ccd_alone_bp_ms,ccd_alone_alpha,"
-                 "ccd_alone_candidates\n");
+                 "ccd_alone_candidates,mean_total_ms,mean_contact_work_ms\n");
 }
 
 static void print_header(int scene, const char *host, int steps, double mu, int layers)
@@ -190,10 +193,10 @@ static void print_header(int scene, const char *host, int steps, double mu, int 
                "contact, %s, mu = %g, %d steps", host, layers, g_eps_c > 0.0 ? "ipc_adhesion" : "ipc", mu, steps);
         if (g_eps_c > 0.0) printf(", adhesion eps_c = %g, mu_a = %g", g_eps_c, g_mu_a);
         printf("\n");
-        printf("%5s %3s %7s %9s %5s %8s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %6s | %8s %8s | %8s %8s %7s %8s\n",
+        printf("%5s %3s %7s %9s %5s %8s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %6s | %8s %8s | %8s %8s %7s %8s | %8s %8s\n",
                "n", "thr", "dofs", "nnz(A)", "iters", "cand", "active", "assembly", "analysis", "factor", "solve",
                "lsearch", "contact", "ccd", "cmap", "total", "share", "broadph", "pairs", "ccd1_ms", "ccd1_bp",
-               "alpha", "ccd_cand");
+               "alpha", "ccd_cand", "mean_tot", "mean_cw");
     }
 }
 
@@ -217,6 +220,7 @@ static int run_case(int scene, int n, int layers, int threads, int steps, double
     }
     double *ph[NPH], *cand = calloc((size_t)steps + 1, sizeof(double)), *act = calloc((size_t)steps + 1, sizeof(double));
     int cnt = 0, iters = 0;
+    double sum_wall = 0.0, sum_contact = 0.0; /* over the steps: mean per iteration = sum / iters */
     for (int p = 0; p < NPH; ++p) ph[p] = calloc((size_t)steps + 1, sizeof(double));
     for (int k = 0; st == CT_OK && k < steps; ++k) {
         st = ct_sim_step(sim, &d);
@@ -224,6 +228,8 @@ static int run_case(int scene, int n, int layers, int threads, int steps, double
         const ct_step_stats *S = &sim->last;
         int it = S->newton_iters > 0 ? S->newton_iters : 1;
         iters += S->newton_iters;
+        sum_wall += S->wall;
+        sum_contact += S->t_contact + S->t_ccd + S->t_contact_assembly;
         ph[PH_ASM][cnt] = S->t_assembly / it;
         ph[PH_PROJ][cnt] = S->t_projection / it;
         ph[PH_ANA][cnt] = S->t_analysis / it;
@@ -257,11 +263,11 @@ static int run_case(int scene, int n, int layers, int threads, int steps, double
         printf(" %7.1f%%\n", 100 * frac);
     } else {
         printf("%5d %3d %7d %9ld %5d %8ld %7ld %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %5.1f%% | %8.1f "
-               "%8.1f | %8.2f %8.2f %7.4f %8ld\n",
+               "%8.1f | %8.2f %8.2f %7.4f %8ld | %8.1f %8.1f\n",
                n, threads, sim->as.nfree, nnz, iters, mcand, mact, med[PH_ASM] + med[PH_PROJ], med[PH_ANA],
                med[PH_FAC], med[PH_SOL], med[PH_LS], med[PH_CON], med[PH_CCD], med[PH_MAP], med[PH_TOT],
                100 * cfrac, med[PH_BP], med[PH_PAIRS], 1e3 * ca.t_max_step, 1e3 * ca.t_bp, ca.alpha,
-               ca.n_vf + ca.n_ee);
+               ca.n_vf + ca.n_ee, 1e3 * sum_wall / (iters > 0 ? iters : 1), 1e3 * sum_contact / (iters > 0 ? iters : 1));
     }
     fflush(stdout);
     if (csv) {
@@ -274,10 +280,11 @@ static int run_case(int scene, int n, int layers, int threads, int steps, double
         fprintf(csv, ",%.4f", frac);
         if (scene == SC_CONTACT) {
             for (int p = PH_BP; p < NPH; ++p) fprintf(csv, ",%.4f", med[p]);
-            fprintf(csv, ",%.4f,%ld,%ld,%g,%.4f,%.4f,%.6f,%ld\n", cfrac, mcand, mact, mu, 1e3 * ca.t_max_step,
-                    1e3 * ca.t_bp, ca.alpha, ca.n_vf + ca.n_ee);
+            fprintf(csv, ",%.4f,%ld,%ld,%g,%.4f,%.4f,%.6f,%ld,%.4f,%.4f\n", cfrac, mcand, mact, mu, 1e3 * ca.t_max_step,
+                    1e3 * ca.t_bp, ca.alpha, ca.n_vf + ca.n_ee, 1e3 * sum_wall / (iters > 0 ? iters : 1),
+                    1e3 * sum_contact / (iters > 0 ? iters : 1));
         } else {
-            fprintf(csv, ",,,,,,,,,,\n");
+            fprintf(csv, ",,,,,,,,,,,,\n");
         }
         fflush(csv);
     }

@@ -53,8 +53,8 @@ def main(path):
     if adh:
         print()
         print("| μ | adhesion | steps | iters | active | assembly | analysis | factor | solve | contact | ccd | cmap "
-              "| sum of phases | total |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| sum of phases | total (median) | total / iters | contact work / iters |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in sorted(adh, key=lambda r: (float(r["mu"]), r["scene"])):
             asm = float(r["assembly_ms"]) + float(r["projection_ms"])
             ph = asm + sum(float(r[k]) for k in ("analysis_ms", "factor_ms", "solve_ms", "line_search_ms", "contact_ms",
@@ -62,7 +62,8 @@ def main(path):
             a = "ε_c = 1e-3, μ_a = 1" if r["scene"].endswith("_adhesion") else "off"
             print(f"| {r['mu']} | {a} | {r['steps']} | {r['newton_iters']} | {inum(r['active_pairs'])} | {asm:.1f} "
                   f"| {fnum(r['analysis_ms'])} | {fnum(r['factor_ms'])} | {fnum(r['solve_ms'])} | {fnum(r['contact_ms'])} "
-                  f"| {fnum(r['ccd_ms'])} | {fnum(r['cmap_ms'])} | {ph:.1f} | {fnum(r['total_ms'])} |")
+                  f"| {fnum(r['ccd_ms'])} | {fnum(r['cmap_ms'])} | {ph:.1f} | {fnum(r['total_ms'])} "
+                  f"| {fnum(r['mean_total_ms'])} | {fnum(r['mean_contact_work_ms'])} |")
 
 
 if __name__ == "__main__":
