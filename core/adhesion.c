@@ -15,6 +15,7 @@ ct_adhesion_law ct_adhesion_law_make(ct_adhesion_variant variant, double dp, dou
     L.p = variant == CT_ADH_SQUARED ? dp * dp : dp;
     L.a = variant == CT_ADH_SQUARED ? da * da : da;
     if (!(y_eps > 0.0)) return L; /* zero law: every coefficient 0 */
+    L.y_eps = y_eps;
     /* a'(d̂_p) = Yε_c: distance form 2 a₂ (d̂_p − d̂_a); squared form 2 d̂_p · 2 a₂ (d̂_p² − d̂_a²) */
     L.a2 = variant == CT_ADH_SQUARED ? y_eps / (4.0 * dp * (L.p - L.a)) : y_eps / (2.0 * (L.p - L.a));
     L.a1 = L.a2 * (1.0 - L.a / L.p);

@@ -212,22 +212,6 @@ static ct_sim *two_plates(ct_scene *sc, double g)
     return ct_test_make_sim(sc, json, NULL);
 }
 
-/* Block of a one-term (or one-pair) Hessian in stencil coordinates. */
-static void block_of(const ct_triplets *T, const int *v, int nv, int dim, double *P)
-{
-    const int n = nv * dim;
-    memset(P, 0, (size_t)n * n * sizeof *P);
-    for (size_t k = 0; k < T->n; ++k) {
-        int a = -1, b = -1;
-        for (int q = 0; q < nv; ++q) {
-            if (T->row[k] / dim == v[q]) a = q * dim + T->row[k] % dim;
-            if (T->col[k] / dim == v[q]) b = q * dim + T->col[k] % dim;
-        }
-        ck_assert(a >= 0 && b >= 0);
-        P[a + n * b] += T->val[k];
-    }
-}
-
 static double frob(const double *A, int n)
 {
     double s = 0.0;
@@ -249,10 +233,7 @@ START_TEST(test_adhesion_terms)
     unsigned long long r = 777;
     for (int v = 0; v < c->nx; ++v) /* top plate: ±0.6 d̂: gaps over (0.4, 1.6) d̂ — every branch */
         if (c->vert_part[v] == 1)
-            for (int k = 0; k < dim; ++k) {
-                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
-                x[v * dim + k] += 0.6 * dhat * (2.0 * (double)(r >> 11) / 9007199254740992.0 - 1.0);
-            }
+            for (int k = 0; k < dim; ++k) x[v * dim + k] += 0.6 * dhat * (2.0 * ct_test_lcg01(&r) - 1.0);
     ct_contact_mesh cm;
     ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
     ct_candidates cand;
@@ -333,7 +314,7 @@ START_TEST(test_adhesion_terms)
             ct_triplets T;
             ct_triplets_init(&T);
             ck_assert_int_eq(ct_collision_hessian(&one, &cm, NULL, x, test_density, &K, 1, &T), CT_OK);
-            block_of(&T, t->v, nv, dim, P);
+            ct_test_stencil_block(&T, t->v, nv, dim, P);
             ct_triplets_free(&T);
             double Hc[144];
             memcpy(Hc, H, sizeof Hc);
@@ -359,10 +340,7 @@ START_TEST(test_adhesion_terms)
      * ε = 0.7 ε_a): one block per pair, projected as a whole */
     const double eps_a = 1e-4, eps = 0.7e-4, ye = 5e3;
     double *xp = malloc(nd * sizeof *xp);
-    for (size_t k = 0; k < nd; ++k) {
-        r = r * 6364136223846793005ULL + 1442695040888963407ULL;
-        xp[k] = x[k] - 2.5 * eps_a * (2.0 * (double)(r >> 11) / 9007199254740992.0 - 1.0);
-    }
+    for (size_t k = 0; k < nd; ++k) xp[k] = x[k] - 2.5 * eps_a * (2.0 * ct_test_lcg01(&r) - 1.0);
     ct_friction_set as;
     ct_friction_set_init(&as);
     for (int joint = 0; joint < 2; ++joint) {
@@ -422,7 +400,7 @@ START_TEST(test_adhesion_terms)
             ct_triplets T;
             ct_triplets_init(&T);
             ck_assert_int_eq(ct_friction_hessian(&one, dim, x, xp, eps, 1, &T), CT_OK);
-            block_of(&T, pr->c.v, nv, dim, P);
+            ct_test_stencil_block(&T, pr->c.v, nv, dim, P);
             ct_triplets_free(&T);
             const double hn = frob(Hfd, n);
             memcpy(dH, Hfd, sizeof dH);

@@ -194,10 +194,7 @@ START_TEST(test_term_projection)
     unsigned long long r = 12345;
     for (int v = 0; v < c->nx; ++v) /* top plate: ±0.3 d̂ in every direction, gap stays > 0 */
         if (c->vert_part[v] == 1)
-            for (int k = 0; k < dim; ++k) {
-                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
-                x[v * dim + k] += 0.3 * dhat * (2.0 * (double)(r >> 11) / 9007199254740992.0 - 1.0);
-            }
+            for (int k = 0; k < dim; ++k) x[v * dim + k] += 0.3 * dhat * (2.0 * ct_test_lcg01(&r) - 1.0);
     ct_contact_mesh cm;
     ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
     ct_candidates cand;
@@ -206,7 +203,7 @@ START_TEST(test_term_projection)
     int seen[5][8] = {{0}}, n_checked = 0, n_moll = 0, n_indef = 0;
     double worst = 0.0, worst_moll = 0.0;
     for (int kind = 0; kind < 2; ++kind) {
-        ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0};
+        ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0, 0};
         ct_collision_set cs;
         ct_collision_set_init(&cs);
         ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &cand, NULL, 0, x, &o), CT_OK);
@@ -220,16 +217,8 @@ START_TEST(test_term_projection)
             ct_triplets T;
             ct_triplets_init(&T);
             ck_assert_int_eq(ct_collision_hessian(&one, &cm, NULL, x, proj_kappa_density, dk, 1, &T), CT_OK);
-            double P[144] = {0}, H[144] = {0};
-            for (size_t k = 0; k < T.n; ++k) {
-                int a = -1, b = -1;
-                for (int q = 0; q < nv; ++q) {
-                    if (T.row[k] / dim == t->v[q]) a = q * dim + T.row[k] % dim;
-                    if (T.col[k] / dim == t->v[q]) b = q * dim + T.col[k] % dim;
-                }
-                ck_assert(a >= 0 && b >= 0);
-                P[a + n * b] += T.val[k];
-            }
+            double P[144], H[144] = {0};
+            ct_test_stencil_block(&T, t->v, nv, dim, P);
             ct_triplets_free(&T);
             /* the reference: the full term Hessian, projected by LAPACK */
             if (t->eps_x == 0.0) {
@@ -490,7 +479,7 @@ START_TEST(test_term_projection_symmetric)
         ct_candidates_init(&cand);
         ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, dhat, 1, &cand), CT_OK);
         for (int kind = 0; kind < 2; ++kind) {
-            ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0};
+            ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0, 0};
             ct_collision_set cs;
             ct_collision_set_init(&cs);
             ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &cand, NULL, 0, x, &o), CT_OK);
@@ -569,18 +558,12 @@ END_TEST
 
 #include "contactlab/ct_distance.h"
 
-static double lcg01(unsigned long long *r)
-{
-    *r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*r >> 11) / 9007199254740992.0;
-}
-
 /* mode 0: uniform in [-1, 1]³; 1: a lattice of step 1/2 (exact ties, parallel and collinear
  * primitives, coincident vertices); 2: uniform with a tiny scale (1e-9), relative rounding alike */
 static void test_point(unsigned long long *r, int mode, double *p)
 {
     for (int k = 0; k < 3; ++k)
-        p[k] = mode == 1 ? 0.5 * floor(5.0 * lcg01(r)) - 1.0 : (mode == 2 ? 1e-9 : 1.0) * (2.0 * lcg01(r) - 1.0);
+        p[k] = mode == 1 ? 0.5 * floor(5.0 * ct_test_lcg01(r)) - 1.0 : (mode == 2 ? 1e-9 : 1.0) * (2.0 * ct_test_lcg01(r) - 1.0);
 }
 
 /* ct_xx_classify_d2 returns the type of ct_xx_classify and, bitwise, the value of ct_xx_d2 for it
@@ -596,8 +579,8 @@ START_TEST(test_classify_d2_bitwise)
         for (int k = 0; k < 4; ++k) test_point(&r, mode, v[k]);
         if (it % 4 == 3) /* near-degenerate: v3 near the line v1 + s (v2 - v1) (PT) / parallel to v0v1 (EE) */
             for (int k = 0; k < 3; ++k) {
-                const double s = lcg01(&r);
-                v[3][k] = v[2][k] + s * (v[1][k] - v[0][k]) + 1e-9 * (2.0 * lcg01(&r) - 1.0);
+                const double s = ct_test_lcg01(&r);
+                v[3][k] = v[2][k] + s * (v[1][k] - v[0][k]) + 1e-9 * (2.0 * ct_test_lcg01(&r) - 1.0);
             }
         double a, b, c2a, c2b;
         for (int dim = 2; dim <= 3; ++dim) {
@@ -659,7 +642,7 @@ START_TEST(test_colset_invariants)
             if (c->vert_part[v] == 1)
                 for (int k = 0; k < dim; ++k) {
                     double *q = &x[v * dim + k];
-                    *q += 0.3 * dhat * (2.0 * lcg01(&r) - 1.0);
+                    *q += 0.3 * dhat * (2.0 * ct_test_lcg01(&r) - 1.0);
                     if (variant == 1) *q = 0.25 * dhat * nearbyint(*q / (0.25 * dhat));
                 }
         ct_candidates near, far;
@@ -670,7 +653,7 @@ START_TEST(test_colset_invariants)
         ck_assert(far.vf.n + far.ee.n > near.vf.n + near.ee.n);
         for (int kind = 0; kind < 3; ++kind) {
             ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, kind == 2 ? CT_EEW_AREA : CT_EEW_DHAT2,
-                                dhat, 1, 0.0};
+                                dhat, 1, 0.0, 0};
             ct_collision_set ref, cs;
             ct_collision_set_init(&ref);
             ct_collision_set_init(&cs);

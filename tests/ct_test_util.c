@@ -107,3 +107,25 @@ ct_sim *ct_test_make_sim(ct_scene *sc, const char *json, const char *base_dir)
     ct_diag_free(&d);
     return sim;
 }
+
+double ct_test_lcg01(unsigned long long *r)
+{
+    *r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*r >> 11) / 9007199254740992.0;
+}
+
+void ct_test_stencil_block(const ct_triplets *T, const int *v, int nv, int dim, double *P)
+{
+    const int n = nv * dim;
+    memset(P, 0, (size_t)n * (size_t)n * sizeof *P);
+    for (size_t k = 0; k < T->n; ++k) {
+        int a = -1, b = -1;
+        for (int q = 0; q < nv; ++q) {
+            if (T->row[k] / dim == v[q]) a = q * dim + T->row[k] % dim;
+            if (T->col[k] / dim == v[q]) b = q * dim + T->col[k] % dim;
+        }
+        ck_assert(a >= 0 && b >= 0);
+        P[a + n * b] += T->val[k];
+    }
+}
+

@@ -26,6 +26,15 @@ typedef void (*ct_fd_grad)(const double *x, void *ctx, double *g);
 void ct_fd_gradient(ct_fd_fun f, const double *x, size_t n, double eps, void *ctx, double *g_fd);
 void ct_fd_hessian(ct_fd_grad g, const double *x, size_t n, double eps, void *ctx, double *H_fd);
 
+/* The tests' pseudo-random stream (64-bit LCG): the next value in [0, 1). */
+double ct_test_lcg01(unsigned long long *r);
+
+/* The dense (nv·dim)² block (column-major, stencil coordinates: vertex q of v[], component k at
+ * q·dim + k) summed from the triplets of a one-term Hessian; fails the test on a triplet outside
+ * the stencil. */
+struct ct_triplets;
+void ct_test_stencil_block(const struct ct_triplets *T, const int *v, int nv, int dim, double *P);
+
 /* A fresh temporary folder (created under $TMPDIR or /tmp); caller frees the string. */
 char *ct_test_tmpdir(void);
 

@@ -26,6 +26,12 @@ def claim(cond, text):
     ok &= bool(cond)
 
 
+def save(fig, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name), dpi=120)
+    print("wrote", os.path.join(out, name))
+
+
 # ---------------------------------------------------------------- the laws (paper 000)
 def params(scene):
     c = scene["contact"]
@@ -278,9 +284,7 @@ ax.legend(fontsize=8)
 ax.grid(alpha=0.3)
 fig.suptitle(f"adhesion_curves (a): soft plate (E = {normal['scene']['bodies'][0]['material']['E']:g} Pa) on a half-space, "
              f"top face compressed then opened at 1e-3 m/s, static steps of {P['h']:g} s")
-fig.tight_layout()
-fig.savefig(os.path.join(out, "normal.png"), dpi=120)
-print("wrote", os.path.join(out, "normal.png"))
+save(fig, "normal.png")
 
 fig, axs = plt.subplots(1, 3, figsize=(18, 4.8), gridspec_kw={"width_ratios": [1, 1, 0.8]})
 ax = axs[0]
@@ -324,7 +328,5 @@ ax.legend(fontsize=7, loc="lower right")
 ax.grid(alpha=0.3)
 fig.suptitle(f"adhesion_curves (b): shear at the balance gap, ε_a = {P['eps_a']:g} m/s, h = {P['h']:g} s, "
              f"μ_a = {P['mu_a']:g}")
-fig.tight_layout()
-fig.savefig(os.path.join(out, "tangential.png"), dpi=120)
-print("wrote", os.path.join(out, "tangential.png"))
+save(fig, "tangential.png")
 sys.exit(0 if ok else 1)

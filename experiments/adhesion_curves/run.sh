@@ -10,10 +10,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-plots/out/adhesion_curves}
 mkdir -p "$out"
 find "$out" -maxdepth 1 -name 'shear_*.h5' -delete  # stale runs would be analysed too
-CL=${CT_BUILD:-build}/contactlab
-export OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3  # Debian's python3 has h5py
+. experiments/common.sh  # CL, PY, thread environment
 scene=experiments/adhesion_curves/plate.json
 "$CL" run "$scene" --quiet --threads 1 -o "$out/normal.h5"
 # shear: v = r·ε_a (ε_a = contact.eps_a of the scene), 40 static steps at the balance gap

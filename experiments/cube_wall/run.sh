@@ -10,10 +10,7 @@ set -euf  # -f: no globbing of the [..] in --set values
 cd "$(dirname "$0")/../.."
 out=${1:-plots/out/cube_wall}
 mkdir -p "$out"
-CL=${CT_BUILD:-build}/contactlab
-export OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3  # Debian's python3 has h5py
+. experiments/common.sh  # CL, PY, thread environment
 scene=experiments/cube_wall/cube_wall.json
 E=1e6 KAPPA=1e5 DHAT=1e-3           # must match cube_wall.json (the gap depends on them)
 MU_LARGE=5 MU_A=1 EPS_SMALL=0.005 EPS_LARGE=0.1

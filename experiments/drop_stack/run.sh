@@ -8,10 +8,7 @@ set -euf  # -f: no globbing of the [..] in --set values
 cd "$(dirname "$0")/../.."
 out=${1:-plots/out/drop_stack}
 mkdir -p "$out"
-CL=${CT_BUILD:-build}/contactlab
-export OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3  # Debian's python3 has h5py
+. experiments/common.sh  # CL, PY, thread environment
 if [ "${QUICK:-0}" = 1 ]; then
     "$CL" run experiments/drop_stack/drop_stack.json --quiet --threads 1 -o "$out/drop_stack_quick.h5" \
         --set bodies.0.mesh.cells=[4,1,4] --set bodies.1.mesh.cells=[3,1,3] \

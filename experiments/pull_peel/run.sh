@@ -11,10 +11,7 @@ set -euf  # -f: no globbing of the [..] in --set values
 cd "$(dirname "$0")/../.."
 out=${1:-plots/out/pull_peel}
 mkdir -p "$out"
-CL=${CT_BUILD:-build}/contactlab
-export OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3  # Debian's python3 has h5py
+. experiments/common.sh  # CL, PY, thread environment
 E=experiments/pull_peel
 DT_FINE=5e-4  # fine pass: h = 0.5 ms (load step 0.125 N; h = 1 ms is the hardest for Newton, README obs. 3)
 BACK=0.02     # the fine pass starts 20 ms before the ramp's last bonded step

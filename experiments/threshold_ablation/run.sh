@@ -13,10 +13,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-plots/out/threshold_ablation}
 mkdir -p "$out"
 find "$out" -maxdepth 1 -name 'run_*.h5' -delete  # stale runs would be analysed too
-CL=${CT_BUILD:-build}/contactlab
-export OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3  # Debian's python3 has h5py
+. experiments/common.sh  # CL, PY, thread environment
 scene=experiments/threshold_ablation/gel.json
 one() {  # NAME DHAT DHAT_A [--set ...]: the cubes start where the barrier carries their weight
     local name=$1 dhat=$2 da=$3

@@ -121,7 +121,6 @@ typedef struct ipc_state {
     double reach;              /* activation distance of the collision set: d̂, or max(d̂, d̂_a) */
     double mu_a, eps_a;
     ct_adhesion_law *law;      /* np*np: the normal law of each participant pair (Y differs) */
-    double *yeps;              /* np*np: Y·ε_c of each participant pair */
     /* statistics */
     double t_bp, t_ccd, t_pairs;
     double prev_min_dist;
@@ -173,7 +172,7 @@ static int pair_index(const ipc_state *st, const ct_collision *c)
  * bonded on aligned grids by 0.012 rad in one step (experiments/pull_peel, μ_a = 0). */
 static int adhesive(const ipc_state *st, const ct_collision *c)
 {
-    return !(c->flags & CT_COL_EDGE_FAMILY) && st->yeps[pair_index(st, c)] > 0.0;
+    return !(c->flags & CT_COL_EDGE_FAMILY) && st->law[pair_index(st, c)].y_eps > 0.0;
 }
 
 /* adhesion alone, a(√s) (the force report's adhesion_normal) */
@@ -218,7 +217,7 @@ static double friction_normal_density(const void *ctx, const ct_collision *c, do
 static double adhesion_lambda_density(const void *ctx, const ct_collision *c, double s, double *ps, double *pss)
 {
     const ipc_state *st = ctx;
-    if (ps) *ps = s > 0.0 && adhesive(st, c) ? -0.5 * st->yeps[pair_index(st, c)] / sqrt(s) : 0.0;
+    if (ps) *ps = s > 0.0 && adhesive(st, c) ? -0.5 * st->law[pair_index(st, c)].y_eps / sqrt(s) : 0.0;
     if (pss) *pss = 0.0;
     return 0.0;
 }
@@ -246,7 +245,6 @@ static void ipc_destroy(void *p)
     ct_collision_set_free(&st->cs);
     ct_friction_set_free(&st->fs);
     free(st->law);
-    free(st->yeps);
     free(st->x_cached);
     free(st->x_bp);
     free(st->x_step0);
@@ -285,15 +283,13 @@ static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, const ct_par
     const double y_obs = prm->is_auto[P_Y_OBS] ? NAN : prm->value[P_Y_OBS];
     const int np = st->np;
     st->law = malloc((size_t)np * (size_t)np * sizeof *st->law);
-    st->yeps = malloc((size_t)np * (size_t)np * sizeof *st->yeps);
-    if (!st->law || !st->yeps) return CT_ENOMEM;
+    if (!st->law) return CT_ENOMEM;
     for (int a = 0; a < np; ++a)
         for (int b = 0; b < np; ++b) {
             double ya = c->part_young ? c->part_young[a] : NAN, yb = c->part_young ? c->part_young[b] : NAN;
             if (!isfinite(ya)) ya = y_obs;
             if (!isfinite(yb)) yb = y_obs;
             double y = isfinite(ya) && isfinite(yb) ? fmin(ya, yb) : isfinite(ya) ? ya : isfinite(yb) ? yb : 0.0;
-            st->yeps[a * np + b] = y * eps_c;
             st->law[a * np + b] = ct_adhesion_law_make(var, dp, da, y * eps_c);
         }
     if (st->mu_a > 0.0 && c->newton_tol_v > 0.0 && st->eps_a < 2.0 * c->newton_tol_v)

@@ -36,6 +36,7 @@ typedef struct ct_adhesion_law {
     ct_adhesion_variant variant;
     double dp, da;          /* d̂_p, d̂_a (m) */
     double p, a;            /* the thresholds in the variable of the law: d̂ or d̂² */
+    double y_eps;           /* Y·ε_c (Pa): the pressure at d̂_p; λ_a = area · y_eps */
     double a1, c1, a2, b2, c2;
 } ct_adhesion_law;
 
