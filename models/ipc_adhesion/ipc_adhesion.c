@@ -107,6 +107,8 @@ typedef struct ipc_state {
     ct_candidates cand;
     ct_collision_set cs;
     ct_candidates ccd_cand; /* max_step's swept candidates (kept: the lists are reused) */
+    double *sweep_box;      /* filter_swept's boxes: 2·dim per vertex, then per edge, then per face */
+    size_t sweep_cap;
     double *x_cached;
     int cache_valid;
     /* proximity candidates are queried with boxes inflated by d̂ + margin at x_bp and reused
@@ -242,6 +244,7 @@ static void ipc_destroy(void *p)
     ct_contact_mesh_free(&st->cm);
     ct_candidates_free(&st->cand);
     ct_candidates_free(&st->ccd_cand);
+    free(st->sweep_box);
     ct_collision_set_free(&st->cs);
     ct_friction_set_free(&st->fs);
     free(st->law);
@@ -511,45 +514,80 @@ static int sweep_within_margin(const ipc_state *st, const ct_surface *s, const d
     return 1;
 }
 
-/* The swept box of n vertices, bounds widened by two ulps outward (as core/broadphase.c). */
-static void swept_box(int dim, const double *x, const double *dx, const int *v, int n, double *lo, double *hi)
+/* Swept boxes (of x -> x + dx, bounds widened by two ulps outward, as core/broadphase.c) of the
+ * surface's vertices, edges and faces, computed once per max_step: a primitive's box is the union
+ * of its vertices' unwidened boxes (in stencil order: the same comparisons as taking the bounds
+ * vertex by vertex), then widened. Layout: lo[dim] hi[dim] per box; vertex v at box v, edge e at
+ * box nx + e, face f at box nx + ned + f. */
+static ct_status sweep_boxes(ipc_state *st, const ct_surface *s, const double *x, const double *dx)
 {
-    for (int c = 0; c < dim; ++c) lo[c] = HUGE_VAL, hi[c] = -HUGE_VAL;
-    for (int k = 0; k < n; ++k)
-        for (int c = 0; c < dim; ++c) {
-            const double a = x[(size_t)dim * v[k] + c], e = a + dx[(size_t)dim * v[k] + c];
-            const double mn = a < e ? a : e, mx = a > e ? a : e; /* not fmin/fmax: libm calls */
-            lo[c] = mn < lo[c] ? mn : lo[c];
-            hi[c] = mx > hi[c] ? mx : hi[c];
-        }
-    for (int c = 0; c < dim; ++c) {
-        lo[c] -= 2.0 * DBL_EPSILON * fabs(lo[c]);
-        hi[c] += 2.0 * DBL_EPSILON * fabs(hi[c]);
+    const int dim = st->dim, w = 2 * dim;
+    const size_t nbox = (size_t)st->nx + (size_t)s->ned + (size_t)(dim == 3 ? s->nf : 0);
+    if (nbox * w > st->sweep_cap) {
+        double *b = realloc(st->sweep_box, nbox * w * sizeof *b);
+        if (!b) return CT_ENOMEM;
+        st->sweep_box = b;
+        st->sweep_cap = nbox * w;
     }
+    double *B = st->sweep_box;
+    for (int i = 0; i < s->nbv; ++i) { /* unwidened vertex boxes */
+        const size_t v = (size_t)s->bverts[i];
+        double *lo = B + w * v, *hi = lo + dim;
+        for (int c = 0; c < dim; ++c) {
+            const double a = x[dim * v + c], e = a + dx[dim * v + c];
+            lo[c] = a < e ? a : e; /* not fmin/fmax: libm calls */
+            hi[c] = a > e ? a : e;
+        }
+    }
+    const int *prims[2] = {s->edges, s->faces};
+    const size_t first[2] = {(size_t)st->nx, (size_t)st->nx + (size_t)s->ned};
+    const int count[2] = {s->ned, dim == 3 ? s->nf : 0}, nvp[2] = {2, 3};
+    for (int t = 0; t < 2; ++t)
+        for (int p = 0; p < count[t]; ++p) {
+            double *lo = B + w * (first[t] + (size_t)p), *hi = lo + dim;
+            for (int c = 0; c < dim; ++c) lo[c] = HUGE_VAL, hi[c] = -HUGE_VAL;
+            for (int k = 0; k < nvp[t]; ++k) {
+                const double *vl = B + w * (size_t)prims[t][nvp[t] * p + k], *vh = vl + dim;
+                for (int c = 0; c < dim; ++c) {
+                    lo[c] = vl[c] < lo[c] ? vl[c] : lo[c];
+                    hi[c] = vh[c] > hi[c] ? vh[c] : hi[c];
+                }
+            }
+            for (int c = 0; c < dim; ++c) {
+                lo[c] -= 2.0 * DBL_EPSILON * fabs(lo[c]);
+                hi[c] += 2.0 * DBL_EPSILON * fabs(hi[c]);
+            }
+        }
+    for (int i = 0; i < s->nbv; ++i) { /* the vertex boxes widened last (the unions read them raw) */
+        double *lo = B + w * (size_t)s->bverts[i], *hi = lo + dim;
+        for (int c = 0; c < dim; ++c) {
+            lo[c] -= 2.0 * DBL_EPSILON * fabs(lo[c]);
+            hi[c] += 2.0 * DBL_EPSILON * fabs(hi[c]);
+        }
+    }
+    return CT_OK;
 }
 
-static int swept_overlap(int dim, const double *x, const double *dx, const int *va, int na, const int *vb, int nb)
+static inline int boxes_overlap(int dim, const double *a, const double *b)
 {
-    double la[3], ha[3], lb[3], hb[3];
-    swept_box(dim, x, dx, va, na, la, ha);
-    swept_box(dim, x, dx, vb, nb, lb, hb);
     for (int c = 0; c < dim; ++c)
-        if (!(la[c] <= hb[c] && lb[c] <= ha[c])) return 0;
+        if (!(a[c] <= b[dim + c] && b[c] <= a[dim + c])) return 0;
     return 1;
 }
 
-static ct_status filter_swept(const ct_pair_list *in, ct_pair_list *out, const ct_surface *s, int dim, int kind,
-                              const double *x, const double *dx)
+/* The pairs of `in` whose swept boxes overlap; kind 0 vertex–face, 1 edge–edge, 2 vertex–edge (2D). */
+static ct_status filter_swept(const ipc_state *st, const ct_pair_list *in, ct_pair_list *out, const ct_surface *s,
+                              int kind)
 {
+    const int dim = st->dim, w = 2 * dim;
+    const double *B = st->sweep_box;
+    const size_t off_a = kind == 1 ? (size_t)st->nx : 0;
+    const size_t off_b = kind == 0 ? (size_t)st->nx + (size_t)s->ned : (size_t)st->nx;
     out->n = 0;
     if (ct_pair_list_reserve(out, in->n) != CT_OK) return CT_ENOMEM;
     for (long i = 0; i < in->n; ++i) {
         const int a = in->ij[2 * i], b = in->ij[2 * i + 1];
-        int keep;
-        if (kind == 0) keep = swept_overlap(dim, x, dx, &a, 1, s->faces + 3 * (size_t)b, 3); /* vertex–face */
-        else if (kind == 1) keep = swept_overlap(dim, x, dx, s->edges + 2 * (size_t)a, 2, s->edges + 2 * (size_t)b, 2);
-        else keep = swept_overlap(dim, x, dx, &a, 1, s->edges + 2 * (size_t)b, 2); /* 2D vertex–edge */
-        if (keep) {
+        if (boxes_overlap(dim, B + w * (off_a + (size_t)a), B + w * (off_b + (size_t)b))) {
             out->ij[2 * out->n] = a;
             out->ij[2 * out->n + 1] = b;
             out->n++;
@@ -561,12 +599,12 @@ static ct_status filter_swept(const ct_pair_list *in, ct_pair_list *out, const c
 static ct_status ccd_from_proximity(ipc_state *st, const ct_surface *s, const double *x, const double *dx,
                                     ct_candidates *cc)
 {
-    ct_status r = CT_OK;
-    if (st->dim == 3) {
-        r = filter_swept(&st->cand.vf, &cc->vf, s, 3, 0, x, dx);
-        if (r == CT_OK) r = filter_swept(&st->cand.ee, &cc->ee, s, 3, 1, x, dx);
-    } else {
-        r = filter_swept(&st->cand.ve, &cc->ve, s, 2, 2, x, dx);
+    ct_status r = sweep_boxes(st, s, x, dx);
+    if (r == CT_OK && st->dim == 3) {
+        r = filter_swept(st, &st->cand.vf, &cc->vf, s, 0);
+        if (r == CT_OK) r = filter_swept(st, &st->cand.ee, &cc->ee, s, 1);
+    } else if (r == CT_OK) {
+        r = filter_swept(st, &st->cand.ve, &cc->ve, s, 2);
     }
     st->n_ccd_reused++;
     return r;
