@@ -119,6 +119,13 @@ int ct_accd(ct_ccd_kind kind, int dim, const double *x, const double *dx, double
     const double gap = s * (d2 - xi2) / (d + xi); /* s·(d0 - ξ) */
     double t = 0.0;
     double tl = (1.0 - s) * (d2 - xi2) / ((d + xi) * lp);
+    /* The first advance is safe (the distance cannot shrink faster than l_p): if it already passes
+     * tmax, the sweep to tmax is, without another distance evaluation. (Most candidate pairs of a
+     * Newton step end here; the loop below would evaluate the distance at t_l first.) */
+    if (tl > tmax) {
+        *toi = tmax;
+        return 0;
+    }
     double y[12];
     for (int it = 0; it < max_iters; ++it) {
         /* Evaluate at t + t_l from the start configuration (no drift from accumulation). */
