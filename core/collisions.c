@@ -1762,11 +1762,18 @@ static int stencil_vertex(const ct_collision *c, int k) { return c->v[k]; }
 ct_status ct_collision_gradient(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                 const double *x, ct_density_fn f, const void *ctx, int threads, double *g)
 {
-    const int dim = cm->dim;
     double *loc = malloc(((size_t)cs->n * 12 + 1) * sizeof *loc);
     if (!loc) return CT_ENOMEM;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(ct_threads(threads))
     for (long i = 0; i < cs->n; ++i) ct_collision_term_grad(&cs->c[i], cm, obs, x, f, ctx, loc + 12 * i);
+    ct_collision_gradient_add(cs, cm, loc, g);
+    free(loc);
+    return CT_OK;
+}
+
+void ct_collision_gradient_add(const ct_collision_set *cs, const ct_contact_mesh *cm, const double *loc, double *g)
+{
+    const int dim = cm->dim;
     for (long i = 0; i < cs->n; ++i) {
         const ct_collision *c = &cs->c[i];
         int nv = ct_collision_nverts(c);
@@ -1775,9 +1782,39 @@ ct_status ct_collision_gradient(const ct_collision_set *cs, const ct_contact_mes
             for (int d = 0; d < dim; ++d) g[(size_t)dim * v + d] += loc[12 * i + dim * k + d];
         }
     }
-    free(loc);
-    return CT_OK;
 }
+
+/* One term's energy (the expression of term_energy) and gradient (that of ct_collision_term_grad),
+ * from one distance, density and mollifier evaluation. */
+typedef struct {
+    energy_args e;
+    double *loc;
+} energy_grad_args;
+
+static double energy_grad_term(long i, const void *p)
+{
+    const energy_grad_args *a = p;
+    const ct_collision *c = &a->e.cs->c[i];
+    const int n = ct_collision_nverts(c) * a->e.cm->dim;
+    const int moll = c->kind == CT_COL_EE && c->eps_x > 0;
+    double gs[12], gm[12], ps, *g = a->loc + 12 * i;
+    const double s = ct_collision_d2(c, a->e.cm, a->e.obs, a->e.x, gs, NULL);
+    const double psi = a->e.f(a->e.ctx, c, s, &ps, NULL);
+    const double m = mollifier(c, a->e.x, c->kind == CT_COL_EE ? gm : NULL, NULL);
+    for (int k = 0; k < n; ++k) {
+        g[k] = c->w * m * ps * gs[k];
+        if (moll) g[k] += c->w * psi * gm[k];
+    }
+    return psi == 0.0 ? 0.0 : c->w * m * psi;
+}
+
+double ct_collision_energy_grad(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                const double *x, ct_density_fn f, const void *ctx, int threads, double *loc)
+{
+    energy_grad_args a = {{cs, cm, obs, x, f, ctx}, loc};
+    return ct_sum_fixed_chunks(cs->n, energy_grad_term, &a, threads);
+}
+
 
 ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                const double *x, ct_density_fn f, const void *ctx, int threads, ct_triplets *H)

@@ -111,6 +111,11 @@ typedef struct ipc_state {
     size_t sweep_cap;
     double *x_cached;
     int cache_valid;
+    /* the terms' gradients at x_cached, left by the energy call (a Newton iteration asks for the
+     * gradient where the line search last evaluated the energy): 12 per term */
+    double *gloc;
+    size_t gloc_cap;
+    int gloc_valid;
     /* proximity candidates are queried with boxes inflated by d̂ + margin at x_bp and reused
      * while no surface vertex has moved more than margin/2 from x_bp */
     double *x_bp, bp_margin;
@@ -245,6 +250,7 @@ static void ipc_destroy(void *p)
     ct_candidates_free(&st->cand);
     ct_candidates_free(&st->ccd_cand);
     free(st->sweep_box);
+    free(st->gloc);
     ct_collision_set_free(&st->cs);
     ct_friction_set_free(&st->fs);
     free(st->law);
@@ -412,6 +418,7 @@ static ct_status ensure_collisions(ipc_state *st, const ct_step_ctx *c, const do
         }
     }
     double t1 = now();
+    st->gloc_valid = 0;
     if (s == CT_OK) s = ct_collision_set_build(&st->cs, &st->cm, &st->cand, c->obstacles, c->nobstacles, x, &st->colset);
     st->t_bp += t1 - t0;
     st->t_pairs += now() - t1;
@@ -441,6 +448,7 @@ static ct_status lag_friction(ipc_state *st, const ct_step_ctx *c, const double 
 static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
 {
     ipc_state *st = p;
+    st->gloc_valid = 0; /* (κ may have changed at the end of the last step) */
     st->t_bp = st->t_ccd = st->t_pairs = 0.0;
     st->n_queries = 0;
     st->n_ccd_reused = 0;
@@ -454,7 +462,19 @@ static ct_status ipc_energy(void *p, const ct_step_ctx *c, const double *x, doub
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double t0 = now();
-    double e = ct_collision_energy(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads);
+    double e;
+    const size_t need = (size_t)st->cs.n * 12 + 1;
+    if (need > st->gloc_cap) {
+        free(st->gloc);
+        st->gloc = malloc(need * sizeof *st->gloc);
+        st->gloc_cap = st->gloc ? need : 0;
+    }
+    if (st->gloc) { /* the energy, and the terms' gradients on the way */
+        e = ct_collision_energy_grad(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, st->gloc);
+        st->gloc_valid = 1;
+    } else {
+        e = ct_collision_energy(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads);
+    }
     if (st->fs.n) e += ct_friction_energy(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads);
     st->t_pairs += now() - t0;
     *E = e;
@@ -467,7 +487,10 @@ static ct_status ipc_gradient(void *p, const ct_step_ctx *c, const double *x, do
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double t0 = now();
-    s = ct_collision_gradient(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, g);
+    if (st->gloc_valid) /* ensure_collisions kept the set: x is where the energy left them */
+        ct_collision_gradient_add(&st->cs, &st->cm, st->gloc, g);
+    else
+        s = ct_collision_gradient(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, g);
     if (s == CT_OK && st->fs.n)
         s = ct_friction_gradient(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, g);
 
@@ -725,6 +748,7 @@ static ct_status ipc_end_step(void *p, const ct_step_ctx *c, const double *x, ct
         double eps_d = 1e-9 * c->bbox_diag;
         if (st->prev_min_dist < eps_d && dmin < eps_d && dmin < st->prev_min_dist)
             st->kappa = fmin(st->kappa_max, 2.0 * st->kappa);
+        st->gloc_valid = 0;
     }
     st->prev_min_dist = dmin;
     return CT_OK;

@@ -122,6 +122,13 @@ double ct_collision_energy(const ct_collision_set *cs, const ct_contact_mesh *cm
 /* g += ∇ Σ w m ψ (nv*dim). Deterministic (per-term work in parallel, summed in set order). */
 ct_status ct_collision_gradient(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                 const double *x, ct_density_fn f, const void *ctx, int threads, double *g);
+/* Σ w m ψ at x (the same number as ct_collision_energy) and, in loc (12 per term, cs->n terms),
+ * each term's gradient (as ct_collision_term_grad): one pass over the terms where a model needs
+ * both at the same x. ct_collision_gradient_add(cs, cm, loc, g) then adds them to g exactly as
+ * ct_collision_gradient would. */
+double ct_collision_energy_grad(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                const double *x, ct_density_fn f, const void *ctx, int threads, double *loc);
+void ct_collision_gradient_add(const ct_collision_set *cs, const ct_contact_mesh *cm, const double *loc, double *g);
 /* Append the per-term PSD-projected Hessian blocks. */
 ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                const double *x, ct_density_fn f, const void *ctx, int threads, ct_triplets *H);
