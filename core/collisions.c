@@ -294,13 +294,13 @@ static inline int push_pe(term_list *L, ct_pe_type t, int p, int e, int e0, int 
 }
 
 /* Vertex p against face f: the term of the classified closest features if d < d̂. */
-static void add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, double dhat2,
-                   int *err)
+static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, double dhat2,
+                     int *err)
 {
     const int *F = cm->s->faces + 3 * f;
     double d2;
     ct_pt_type t = ct_pt_classify_d2(X(x, 3, p), X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]), &d2);
-    if (!(d2 < dhat2)) return;
+    if (!(d2 < dhat2)) return d2;
     int r;
     switch (t) {
     case CT_PT_P_T0:
@@ -312,6 +312,7 @@ static void add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int
     default: r = push(L, B_PT, p, f, w);
     }
     if (r) *err = 1;
+    return d2;
 }
 
 /* Edge ea against edge eb (ea < eb) if d < d̂. Mollified (nearly parallel) pairs keep the EE
@@ -321,8 +322,8 @@ enum {
     FAR_A_B = 2  /* both vertices of ea are at d² >= d̂² from eb */
 };
 
-static void add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w, double dhat2,
-                   unsigned char *far, int *err)
+static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w,
+                     double dhat2, unsigned char *far, int *err)
 {
     const ct_surface *s = cm->s;
     int a0 = s->edges[2 * ea], a1 = s->edges[2 * ea + 1], b0 = s->edges[2 * eb], b1 = s->edges[2 * eb + 1];
@@ -331,7 +332,7 @@ static void add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int
     if (far)
         *far = (unsigned char)((pe[2] >= dhat2 && pe[3] >= dhat2 ? FAR_B_A : 0) |
                                (pe[0] >= dhat2 && pe[1] >= dhat2 ? FAR_A_B : 0));
-    if (!(d2 < dhat2)) return;
+    if (!(d2 < dhat2)) return d2;
     const double *xr = cm->x_rest;
     double eps_x = ct_ee_mollifier_eps(X(xr, 3, a0), X(xr, 3, a1), X(xr, 3, b0), X(xr, 3, b1));
     int r;
@@ -351,6 +352,7 @@ static void add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int
         }
     }
     if (r) *err = 1;
+    return d2;
 }
 
 /* The collision of record (bucket, key, w). */
@@ -500,6 +502,8 @@ typedef struct build_ctx {
     const ct_pair_list *list; /* vf / ee / ve candidates */
     const int *pr;            /* convergent edge–edge: (edge, partner) grouped by edge */
     unsigned char *far;       /* convergent edge–edge: FAR_* bits per ee candidate */
+    unsigned char *near;      /* if not NULL: per candidate of `list`, whether d² < near2 (or NaN) */
+    double near2;
 } build_ctx;
 
 typedef int (*gen_fn)(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb);
@@ -521,7 +525,8 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
         eb->n = vb->n = 0;
         for (; j < hi && vf->ij[2 * j] == v; ++j) {
             int f = vf->ij[2 * j + 1];
-            add_pt(L, cm, x, v, f, W, dhat2, &err);
+            const double d2 = add_pt(L, cm, x, v, f, W, dhat2, &err);
+            if (b->near) b->near[j] = !(d2 >= b->near2);
             if (b->conv)
                 for (int k = 0; k < 3; ++k) {
                     int e = cm->face_edges[3 * f + k];
@@ -564,8 +569,9 @@ static int gen_ee(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
     int err = 0;
     for (long i = lo; i < hi && !err; ++i) {
         int ea = ee->ij[2 * i], ebb = ee->ij[2 * i + 1];
-        add_ee(L, b->cm, b->x, ea < ebb ? ea : ebb, ea < ebb ? ebb : ea, 0.5 * (OMEGA(ea) + OMEGA(ebb)), b->dhat2,
-               b->far ? &b->far[i] : NULL, &err);
+        const double d2 = add_ee(L, b->cm, b->x, ea < ebb ? ea : ebb, ea < ebb ? ebb : ea,
+                                 0.5 * (OMEGA(ea) + OMEGA(ebb)), b->dhat2, b->far ? &b->far[i] : NULL, &err);
+        if (b->near) b->near[i] = !(d2 >= b->near2);
     }
     return err;
 }
@@ -632,6 +638,7 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
             double d2;
             ct_pe_type t = ct_pe_classify_d2(2, P, X(x, 2, e0), X(x, 2, e1), &d2);
             if (d2 < dhat2 && push_pe(L, t, v, e, e0, e1, W)) err = 1;
+            if (b->near) b->near[j] = !(d2 >= b->near2);
             if (b->conv)
                 for (int k = 0; k < 2; ++k)
                     if (s->edges[2 * e + k] != v && iset_add(vb, s->edges[2 * e + k])) err = 1;
@@ -777,8 +784,29 @@ static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part
     return err ? CT_ENOMEM : CT_OK;
 }
 
+/* The candidates of `in` whose flag is set, appended to out (emptied first). */
+static ct_status keep_flagged(const ct_pair_list *in, const unsigned char *flag, ct_pair_list *out)
+{
+    out->n = 0;
+    if (ct_pair_list_reserve(out, in->n) != CT_OK) return CT_ENOMEM;
+    for (long i = 0; i < in->n; ++i)
+        if (flag[i]) {
+            out->ij[2 * out->n] = in->ij[2 * i];
+            out->ij[2 * out->n + 1] = in->ij[2 * i + 1];
+            out->n++;
+        }
+    return CT_OK;
+}
+
 ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
                                  const ct_obstacle *obs, int nobs, const double *x, const ct_colset_opts *o)
+{
+    return ct_collision_set_build_near(cs, cm, cand, obs, nobs, x, o, 0.0, NULL);
+}
+
+ct_status ct_collision_set_build_near(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
+                                      const ct_obstacle *obs, int nobs, const double *x, const ct_colset_opts *o,
+                                      double near_dist, ct_candidates *near)
 {
     const ct_surface *s = cm->s;
     const int dim = cm->dim;
@@ -791,11 +819,20 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
     int err = 0, first_ee_part = 0;
     const int split = conv && o->split_ee;
     const double ee_dhat = o->ee_dhat > 0.0 ? o->ee_dhat : dhat;
-    build_ctx b = {cm, x, dhat2, fv, ee_dhat * ee_dhat, conv, ee_area, NULL, NULL, NULL};
+    build_ctx b = {cm, x, dhat2, fv, ee_dhat * ee_dhat, conv, ee_area, NULL, NULL, NULL, NULL, near_dist * near_dist};
+    unsigned char *flag = NULL;
+    if (near) {
+        const long nmax = cand->vf.n > cand->ee.n ? (cand->vf.n > cand->ve.n ? cand->vf.n : cand->ve.n)
+                                                  : (cand->ee.n > cand->ve.n ? cand->ee.n : cand->ve.n);
+        if (!(flag = malloc((size_t)nmax + 1))) return CT_ENOMEM;
+        ct_candidates_clear(near);
+    }
 
     if (dim == 3) {
         b.list = &cand->vf;
+        b.near = flag;
         err = run_chunks(&b, gen_vf, cand->vf.ij, cand->vf.n, 1, o->threads, &P);
+        if (near && !err && keep_flagged(&cand->vf, flag, &near->vf) != CT_OK) err = 1;
         /* edge–edge: ½(ω_a + ω_b) per pair, and for the convergent set −(n_p(ea) − 1)·½ω_a per
          * (edge ea, vertex p of a candidate partner edge) */
         const ct_pair_list *ee = &cand->ee;
@@ -803,6 +840,8 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
         b.list = ee;
         if (conv && ee->n && !(b.far = malloc((size_t)ee->n))) err = 1;
         if (!err) err = run_chunks(&b, gen_ee, ee->ij, ee->n, 0, o->threads, &P);
+        if (near && !err && keep_flagged(ee, flag, &near->ee) != CT_OK) err = 1;
+        b.near = NULL;
         if (conv && !err && ee->n) {
             /* partners of each edge, both directions, grouped by the first edge (a counting sort;
              * the order inside a group does not matter: its vertices are sorted). A direction is
@@ -850,8 +889,12 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
             }
     } else {
         b.list = &cand->ve;
+        b.near = flag;
         err = run_chunks(&b, gen_ve, cand->ve.ij, cand->ve.n, 1, o->threads, &P);
+        if (near && !err && keep_flagged(&cand->ve, flag, &near->ve) != CT_OK) err = 1;
+        b.near = NULL;
     }
+    free(flag);
     /* obstacles: every movable surface vertex against every half-space */
     term_list *L = nobs > 0 && !err ? new_parts(&P, 1) : NULL;
     if (nobs > 0 && !L) err = 1;

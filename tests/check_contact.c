@@ -699,6 +699,71 @@ START_TEST(test_colset_invariants)
 }
 END_TEST
 
+/* Candidate reuse (the IPC model's): candidates queried at x0 with boxes inflated by d̂ + m, their
+ * near subset from a build at x0 (distance < d̂ + m), then sets at positions x with every vertex
+ * within m/2 of x0: built from the near subset they equal, bit for bit, the sets built from the
+ * full list, for both collision-set kinds; and the subset is smaller than the list. */
+START_TEST(test_colset_near_candidates)
+{
+    const double dhat = 1e-3, m = 3e-3;
+    const int dim = 3;
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, two_plates_json, NULL);
+    const ct_step_ctx *c = &sim->ctx;
+    const size_t nxd = (size_t)c->nx * dim;
+    double *x0 = malloc(nxd * sizeof *x0), *x = malloc(nxd * sizeof *x);
+    ct_contact_mesh cm;
+    ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
+    unsigned long long r = 4242;
+    memcpy(x0, sim->x, nxd * sizeof *x0);
+    for (int v = 0; v < c->nx; ++v) /* the upper plate lifted to a gap of d̂ + m − 0.5 mm, roughened */
+        if (c->vert_part[v] == 1) {
+            x0[v * dim + 1] += m;
+            for (int k = 0; k < dim; ++k) x0[v * dim + k] += 0.3 * dhat * (2.0 * ct_test_lcg01(&r) - 1.0);
+        }
+    ct_candidates all, near;
+    ct_candidates_init(&all);
+    ct_candidates_init(&near);
+    ck_assert_int_eq(ct_broadphase_proximity(c->surf, x0, NULL, dhat + m, 1, &all), CT_OK);
+    long kept = 0, total = all.vf.n + all.ee.n, n_terms = 0;
+    for (int kind = 0; kind < 2; ++kind) {
+        ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0, 0};
+        ct_collision_set ref, cs;
+        ct_collision_set_init(&ref);
+        ct_collision_set_init(&cs);
+        ck_assert_int_eq(ct_collision_set_build_near(&cs, &cm, &all, NULL, 0, x0, &o, dhat + m, &near), CT_OK);
+        ck_assert_int_eq(ct_collision_set_build(&ref, &cm, &all, NULL, 0, x0, &o), CT_OK);
+        ck_assert(same_set(&ref, &cs));
+        kept = near.vf.n + near.ee.n;
+        ck_assert(kept > 0 && kept < total);
+        for (int trial = 0; trial < 12; ++trial) {
+            /* the plates approach (and slide past each other), every vertex by just under m/2:
+             * pairs as far as d̂ + m − 0.5 mm come within d̂ */
+            const double th = 2.0 * 3.14159265358979323846 * trial / 12.0, dir[3] = {0.2 * cos(th), -1.0, 0.2 * sin(th)};
+            const double nd = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+            for (int v = 0; v < c->nx; ++v)
+                for (int k = 0; k < dim; ++k)
+                    x[v * dim + k] = x0[v * dim + k] + (c->vert_part[v] == 1 ? 1.0 : -1.0) * 0.499 * m * dir[k] / nd;
+            ck_assert_int_eq(ct_collision_set_build(&ref, &cm, &all, NULL, 0, x, &o), CT_OK);
+            ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &near, NULL, 0, x, &o), CT_OK);
+            ck_assert(ref.n > 0);
+            ck_assert(same_set(&ref, &cs));
+            n_terms += ref.n;
+        }
+        ct_collision_set_free(&ref);
+        ct_collision_set_free(&cs);
+    }
+    printf("near candidates: %ld of %ld kept; 24 sets (%ld terms) within m/2 of the query the same as from all\n", kept,
+           total, n_terms);
+    ct_candidates_free(&all);
+    ct_candidates_free(&near);
+    ct_contact_mesh_free(&cm);
+    free(x0);
+    free(x);
+    free_sim(sim, &sc);
+}
+END_TEST
+
 static Suite *contact_suite(void)
 {
     Suite *s = suite_create("contact");
@@ -713,6 +778,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_term_projection_symmetric);
     tcase_add_test(tc, test_classify_d2_bitwise);
     tcase_add_test(tc, test_colset_invariants);
+    tcase_add_test(tc, test_colset_near_candidates);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -120,6 +120,10 @@ typedef struct ipc_state {
      * while no surface vertex has moved more than margin/2 from x_bp */
     double *x_bp, bp_margin;
     int bp_valid;
+    /* the candidates nearer than reach + margin at x_bp (marked by the first build after the
+     * query): the later builds from the same query read only these (the same sets, less work) */
+    ct_candidates cand_near;
+    int near_valid;
     /* friction lagged at x_lag (x^n, or the last converged iterate) */
     ct_friction_set fs;
     double *x_step0; /* x^n: friction displacements are measured from it */
@@ -249,6 +253,7 @@ static void ipc_destroy(void *p)
     ct_contact_mesh_free(&st->cm);
     ct_candidates_free(&st->cand);
     ct_candidates_free(&st->ccd_cand);
+    ct_candidates_free(&st->cand_near);
     free(st->sweep_box);
     free(st->gloc);
     ct_collision_set_free(&st->cs);
@@ -368,6 +373,7 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     if (s != CT_OK) return s;
     ct_candidates_init(&st->cand);
     ct_candidates_init(&st->ccd_cand);
+    ct_candidates_init(&st->cand_near);
     ct_collision_set_init(&st->cs);
     ct_friction_set_init(&st->fs);
     memcpy(st->x_step0, c->x_prev, nxd * sizeof(double));
@@ -409,17 +415,28 @@ static ct_status ensure_collisions(ipc_state *st, const ct_step_ctx *c, const do
     if (st->cache_valid && memcmp(st->x_cached, x, nxd * sizeof *x) == 0) return CT_OK;
     double t0 = now();
     ct_status s = CT_OK;
+    int queried = 0;
     if (!candidates_valid(st, c->surf, x)) {
+        st->near_valid = 0;
         s = ct_broadphase_proximity(c->surf, x, st->movable, st->reach + st->bp_margin, c->threads, &st->cand);
         st->n_queries++;
         if (s == CT_OK) {
             memcpy(st->x_bp, x, nxd * sizeof *x);
             st->bp_valid = 1;
+            queried = 1;
         }
     }
     double t1 = now();
     st->gloc_valid = 0;
-    if (s == CT_OK) s = ct_collision_set_build(&st->cs, &st->cm, &st->cand, c->obstacles, c->nobstacles, x, &st->colset);
+    if (s == CT_OK && queried && st->bp_margin > 0.0) {
+        /* d̂ + m, widened by 1e-6 relative: room for the round-off of the distances */
+        s = ct_collision_set_build_near(&st->cs, &st->cm, &st->cand, c->obstacles, c->nobstacles, x, &st->colset,
+                                        (st->reach + st->bp_margin) * (1.0 + 1e-6), &st->cand_near);
+        st->near_valid = s == CT_OK;
+    } else if (s == CT_OK) {
+        s = ct_collision_set_build(&st->cs, &st->cm, st->near_valid ? &st->cand_near : &st->cand, c->obstacles,
+                                   c->nobstacles, x, &st->colset);
+    }
     st->t_bp += t1 - t0;
     st->t_pairs += now() - t1;
     if (s != CT_OK) return s;

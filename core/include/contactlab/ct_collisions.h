@@ -106,6 +106,15 @@ typedef struct ct_colset_opts {
  * zero-weight terms are dropped. The order is deterministic. */
 ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
                                  const ct_obstacle *obs, int nobs, const double *x, const ct_colset_opts *o);
+/* The same, and `near` receives the candidates (in their order) whose distance at x, as the
+ * build computes it, is below near_dist (a NaN distance keeps a pair). A model that reuses its
+ * candidates while no vertex moves more than m/2 may build from the near ones of
+ * near_dist = d̂ + m (taken at the x of the query) instead: a dropped pair stays farther than d̂,
+ * and neither it nor the vertices and edges reached only through it give a term, so the set is
+ * the same, term for term and bit for bit. */
+ct_status ct_collision_set_build_near(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
+                                      const ct_obstacle *obs, int nobs, const double *x, const ct_colset_opts *o,
+                                      double near_dist, ct_candidates *near);
 
 /* Energy density of a pair as a function of s = d²: returns ψ(s), and ψ_s, ψ_ss when the
  * pointers are non-NULL. `c` identifies the pair (for per-pair parameters). */
