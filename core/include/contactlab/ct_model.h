@@ -167,7 +167,9 @@ typedef struct ct_model_type {
     void (*destroy)(void *st);
     ct_status (*begin_step)(void *st, const ct_step_ctx *c);
 
-    /* energy family: E, g (+=, full-space dofs), H (appended triplets, PSD, full blocks) */
+    /* energy family: E, g (+=, full-space dofs), H (appended triplets, PSD, full blocks).
+     * Within a step (and between update_lagged calls) E must be a function of x alone: the
+     * Newton loop reuses the energy of the accepted line-search point as the next iteration's. */
     ct_status (*energy)(void *st, const ct_step_ctx *c, const double *x, double *E);
     ct_status (*gradient)(void *st, const ct_step_ctx *c, const double *x, double *g);
     ct_status (*hessian)(void *st, const ct_step_ctx *c, const double *x, ct_triplets *H);
