@@ -1,10 +1,14 @@
 /* model.c — model registry lookup, parameter tables, force reports. */
 #include "contactlab/ct_model.h"
+#include "contactlab/ct_ipc_params.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *const ct_ipc_colset_choices[] = {"convergent", "ipc2020", NULL};
+const char *const ct_ipc_eew_choices[] = {"dhat2", "area", NULL};
 
 const ct_model_type *ct_model_find(const char *name)
 {

@@ -17,6 +17,7 @@
 #include "contactlab/ct_ccd.h"
 #include "contactlab/ct_collisions.h"
 #include "contactlab/ct_friction.h"
+#include "contactlab/ct_ipc_params.h"
 #include "contactlab/ct_model.h"
 
 #include <float.h>
@@ -28,42 +29,17 @@
 
 /* ---------- parameters ---------- */
 
-static const char *const colset_choices[] = {"convergent", "ipc2020", NULL};
-static const char *const eew_choices[] = {"dhat2", "area", NULL};
 static const char *const variant_choices[] = {"distance", "squared", NULL};
 
 enum {
-    P_DHAT, P_KAPPA, P_MU, P_EPS_V, P_COLSET, P_EEW, P_CCD_S, P_KAPPA_SCALE, P_BP_MARGIN,
-    P_EPS_C, P_MU_A, P_DHAT_P, P_DHAT_A, P_S_P, P_EPS_A, P_VARIANT, P_Y_OBS, P_NPARAMS
+    P_DHAT = CT_IPC_P_DHAT, P_KAPPA = CT_IPC_P_KAPPA, P_MU = CT_IPC_P_MU, P_EPS_V = CT_IPC_P_EPS_V,
+    P_COLSET = CT_IPC_P_COLSET, P_EEW = CT_IPC_P_EEW, P_CCD_S = CT_IPC_P_CCD_S, P_KAPPA_SCALE = CT_IPC_P_KAPPA_SCALE,
+    P_BP_MARGIN = CT_IPC_P_BP_MARGIN, P_EPS_C = CT_IPC_NPARAMS, P_MU_A, P_DHAT_P, P_DHAT_A, P_S_P, P_EPS_A, P_VARIANT,
+    P_Y_OBS, P_NPARAMS
 };
 
 static const ct_param_spec ipc_params[] = {
-    [P_DHAT] = {"dhat", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
-                "barrier activation distance d̂", 0},
-    [P_KAPPA] = {"kappa", CT_PARAM_REAL, 0, "Pa", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
-                 "barrier stiffness κ (a pressure); auto: kappa_scale × the smaller Young's modulus, "
-                 "doubled while contacts keep closing below 1e-9·bbox (IPC adaptive update)",
-                 1},
-    [P_MU] = {"mu", CT_PARAM_REAL, 0, "", 0, INFINITY, 0, NULL, "friction coefficient μ", 0},
-    [P_EPS_V] = {"eps_v", CT_PARAM_REAL, 1e-3, "m/s", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
-                 "friction slip-velocity threshold ε_v (static ↔ dynamic transition width)", 0},
-    [P_COLSET] = {"collision_set", CT_PARAM_CHOICE, 0, "", 0, 0, 0, colset_choices,
-                  "convergent: max approximation with vertex quadrature (Li et al. 2023); "
-                  "ipc2020: sum over all primitive pairs",
-                  0},
-    [P_EEW] = {"ee_weight", CT_PARAM_CHOICE, 0, "", 0, 0, 0, eew_choices,
-               "edge-edge weight of the convergent set: dhat2 (point contact, d̂²) or area (½(w_a+w_b)/2, "
-               "as ipc-toolkit)",
-               0},
-    [P_CCD_S] = {"ccd_s", CT_PARAM_REAL, 0.1, "", 0, 1, CT_PARAM_MIN_EXCL | CT_PARAM_MAX_EXCL, NULL,
-                 "additive CCD stops when the distance has shrunk to this fraction", 0},
-    [P_KAPPA_SCALE] = {"kappa_scale", CT_PARAM_REAL, 0.1, "", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
-                       "auto κ = kappa_scale × min Young's modulus of the bodies", 0},
-    [P_BP_MARGIN] = {"bp_margin", CT_PARAM_REAL, 1.0, "", 0, INFINITY, 0, NULL,
-                     "proximity candidates are queried within (1 + bp_margin)·d̂ and reused until a surface "
-                     "vertex moves bp_margin·d̂/2; max_step filters them by swept boxes while the sweep stays within "
-                     "(1 + bp_margin)·d̂/2 (0: new queries every time; same results either way)",
-                     0},
+    CT_IPC_PARAM_SPECS,
     [P_EPS_C] = {"eps_c", CT_PARAM_REAL, 0, "", 0, INFINITY, 0, NULL,
                  "adhesion critical strain ε_c: peak normal adhesion pressure Y·ε_c at d̂_p, Y the smaller Young's "
                  "modulus of the pair (0: no adhesion)",

@@ -1,0 +1,51 @@
+/* ct_ipc_params.h — the parameters of the IPC barrier, friction and broad phase that every
+ * IPC-based model exposes in its "contact" object (ipc / ipc_adhesion, rcc_ipc): one list, so the
+ * names, units, ranges and documentation cannot drift apart between models. A model's table
+ * starts with CT_IPC_PARAM_SPECS (positional, in the order of the CT_IPC_P_* indices below) and
+ * continues with its own entries from index CT_IPC_NPARAMS. */
+#ifndef CT_IPC_PARAMS_H
+#define CT_IPC_PARAMS_H
+
+#include <math.h>
+
+#include "ct_model.h"
+
+enum {
+    CT_IPC_P_DHAT, CT_IPC_P_KAPPA, CT_IPC_P_MU, CT_IPC_P_EPS_V, CT_IPC_P_COLSET, CT_IPC_P_EEW, CT_IPC_P_CCD_S,
+    CT_IPC_P_KAPPA_SCALE, CT_IPC_P_BP_MARGIN, CT_IPC_NPARAMS
+};
+
+/* the choices of collision_set and ee_weight (core/model.c) */
+extern const char *const ct_ipc_colset_choices[];
+extern const char *const ct_ipc_eew_choices[];
+
+/* the initializers of entries CT_IPC_P_DHAT .. CT_IPC_P_BP_MARGIN */
+#define CT_IPC_PARAM_SPECS \
+    {"dhat", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL, \
+                "barrier activation distance d̂", 0}, \
+    {"kappa", CT_PARAM_REAL, 0, "Pa", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL, \
+                 "barrier stiffness κ (a pressure); auto: kappa_scale × the smaller Young's modulus, " \
+                 "doubled while contacts keep closing below 1e-9·bbox (IPC adaptive update)", \
+                 1}, \
+    {"mu", CT_PARAM_REAL, 0, "", 0, INFINITY, 0, NULL, "friction coefficient μ", 0}, \
+    {"eps_v", CT_PARAM_REAL, 1e-3, "m/s", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL, \
+                 "friction slip-velocity threshold ε_v (static ↔ dynamic transition width)", 0}, \
+    {"collision_set", CT_PARAM_CHOICE, 0, "", 0, 0, 0, ct_ipc_colset_choices, \
+                  "convergent: max approximation with vertex quadrature (Li et al. 2023); " \
+                  "ipc2020: sum over all primitive pairs", \
+                  0}, \
+    {"ee_weight", CT_PARAM_CHOICE, 0, "", 0, 0, 0, ct_ipc_eew_choices, \
+               "edge-edge weight of the convergent set: dhat2 (point contact, d̂²) or area (½(w_a+w_b)/2, " \
+               "as ipc-toolkit)", \
+               0}, \
+    {"ccd_s", CT_PARAM_REAL, 0.1, "", 0, 1, CT_PARAM_MIN_EXCL | CT_PARAM_MAX_EXCL, NULL, \
+                 "additive CCD stops when the distance has shrunk to this fraction", 0}, \
+    {"kappa_scale", CT_PARAM_REAL, 0.1, "", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL, \
+                       "auto κ = kappa_scale × min Young's modulus of the bodies", 0}, \
+    {"bp_margin", CT_PARAM_REAL, 1.0, "", 0, INFINITY, 0, NULL, \
+                     "proximity candidates are queried within (1 + bp_margin)·d̂ and reused until a surface " \
+                     "vertex moves bp_margin·d̂/2; max_step filters them by swept boxes while the sweep stays within " \
+                     "(1 + bp_margin)·d̂/2 (0: new queries every time; same results either way)", \
+                     0}
+
+#endif
