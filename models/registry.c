@@ -4,10 +4,12 @@
 
 extern const ct_model_type ct_model_ipc_adhesion;
 extern const ct_model_type ct_model_ipc;
+extern const ct_model_type ct_model_rcc_ipc;
 
 const ct_model_type *const ct_model_registry[] = {
     &ct_model_none,
     &ct_model_ipc_adhesion,
     &ct_model_ipc,
+    &ct_model_rcc_ipc,
     NULL,
 };
