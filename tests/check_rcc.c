@@ -1,12 +1,20 @@
 /* check_rcc.c — the RCC adhesion law (core/rcc.c; paper 000 eq. 5–9): β evolution against the
  * closed-form solutions of eq. 8 at constant gap and eq. 9 at constant pressure (the explicit
  * Euler recursion exactly, the ODE solution to first order in h), the clamp of eq. 7, and the
- * rate-independent limit η → 0 (peak, opening at the peak, dissipated energy). */
+ * rate-independent limit η → 0 (peak, opening at the peak, dissipated energy); the rcc_ipc model:
+ * a resting bonded plate keeps its pairs and their β over 100 steps, and a bond carried through a
+ * rigid rotation reads no slip. */
 #include <math.h>
 #include <stdio.h>
 
+#include "contactlab/ct_model.h"
 #include "contactlab/ct_rcc.h"
+#include "contactlab/ct_scene.h"
+#include "contactlab/ct_sim.h"
 #include "ct_test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static const ct_rcc_law law = {1e6, 5e5, 2.0, 1.0, 1e-3, 1e3}; /* C_N, C_T, η, W, r, p_0 */
 
@@ -141,15 +149,118 @@ START_TEST(test_rate_independent_limit)
 }
 END_TEST
 
+/* A plate bonded to a fixed block (model rcc_ipc, β₀ = 1, no bonding rate, W far above the
+ * elastic energy of the rest gap) rests under gravity for 100 steps: the pairs are re-detected
+ * every step under the same keys and keep β = 1 (a new pair would start at 0: beta_min would
+ * fall; a lost one would change the count). Read from the model's force-report scalars. */
+static const char resting_json[] =
+    "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 1.0}, \"gravity\": [0, -9.81, 0],"
+    " \"contact\": {\"model\": \"rcc_ipc\", \"dhat\": 1e-3, \"kappa\": 1e3, \"mu\": 0.2, \"c_n\": 1e5, \"c_t\": 1e5,"
+    "  \"w\": 1.0, \"eta\": 1.0, \"r\": 0, \"p0\": 1e3},"
+    " \"bodies\": ["
+    "  {\"name\": \"base\", \"mesh\": {\"generator\": \"box\", \"size\": [0.1, 0.01, 0.1], \"cells\": [4, 1, 4],"
+    "   \"origin\": [0, -0.01, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e5, \"nu\": 0.3,"
+    "   \"density\": 1000}, \"fixed\": [{\"select\": {\"side\": \"-y\"}}]},"
+    "  {\"name\": \"plate\", \"mesh\": {\"generator\": \"box\", \"size\": [0.1, 0.005, 0.1], \"cells\": [5, 1, 5],"
+    "   \"origin\": [0, 0.0004, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e5, \"nu\": 0.3,"
+    "   \"density\": 1000}}]}";
+
+static void rcc_scalars(ct_sim *sim, double *bmin, double *bmax, double *npairs)
+{
+    ct_force_report fr;
+    ck_assert_int_eq(ct_force_report_init(&fr, sim->nb + sim->ctx.nobstacles, 16), CT_OK);
+    ct_force_report_zero(&fr);
+    ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, sim->x, &fr), CT_OK);
+    *bmin = *bmax = *npairs = NAN;
+    for (int k = 0; k < fr.nscalars; ++k) {
+        if (strcmp(fr.scalar_names[k], "beta_min") == 0) *bmin = fr.scalars[k];
+        if (strcmp(fr.scalar_names[k], "beta_max") == 0) *bmax = fr.scalars[k];
+        if (strcmp(fr.scalar_names[k], "rcc_pairs") == 0) *npairs = fr.scalars[k];
+    }
+    ct_force_report_free(&fr);
+}
+
+START_TEST(test_resting_plate_keeps_beta)
+{
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, resting_json, NULL);
+    ck_assert_ptr_nonnull(sim);
+    ct_diag d;
+    ct_diag_init(&d);
+    double b0, b1, n0 = NAN, bmin, bmax, np;
+    for (int k = 0; k < 100; ++k) {
+        ck_assert_int_eq(ct_sim_step(sim, &d), CT_OK);
+        rcc_scalars(sim, &bmin, &bmax, &np);
+        if (k == 0) {
+            n0 = np;
+            b0 = bmin, b1 = bmax;
+            (void)b0, (void)b1;
+        }
+        ck_assert(np == n0);
+        ck_assert(bmin == 1.0 && bmax == 1.0);
+    }
+    /* both faces bond: 36 plate vertices to the base, 25 base-top vertices to the plate */
+    printf("resting bonded plate: %g pairs, beta in [%g, %g] after 100 steps (t = %g s)\n", n0, bmin, bmax, sim->t);
+    ck_assert(n0 == 36.0 + 25.0);
+    ct_diag_free(&d);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+}
+END_TEST
+
+/* A bond carried through a rigid rotation reads no slip: lag the model at x (pairs created, β₀),
+ * take the energy there, then lag the same instance at R x + t (0.3 rad about an oblique axis):
+ * the anchors' offsets are kept in the anchor's frame, so the energy is the same (a world-frame
+ * offset would read the rotation as a slip of |R r0 − r0| ≈ 0.3 |r0| and add C_T/2 β² u²). */
+START_TEST(test_bond_rotation_no_slip)
+{
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, resting_json, NULL);
+    ck_assert_ptr_nonnull(sim);
+    const int nx = sim->nx;
+    double *x = malloc((size_t)nx * 3 * sizeof *x), *y = malloc((size_t)nx * 3 * sizeof *y);
+    memcpy(x, sim->x, (size_t)nx * 3 * sizeof *x);
+    /* lagged at x (x_prev = x) */
+    memcpy(sim->x_prev, x, (size_t)nx * 3 * sizeof *x);
+    ck_assert_int_eq(sim->model->begin_step(sim->mstate, &sim->ctx), CT_OK);
+    double E0 = 0.0, E1 = 0.0;
+    ck_assert_int_eq(sim->model->energy(sim->mstate, &sim->ctx, x, &E0), CT_OK);
+    /* rotation about (1, 2, 3)/|.| by 0.3 rad (Rodrigues), then a translation */
+    const double ax[3] = {1 / sqrt(14.0), 2 / sqrt(14.0), 3 / sqrt(14.0)}, th = 0.3, cth = cos(th), sth = sin(th);
+    for (int v = 0; v < nx; ++v) {
+        const double *p = x + 3 * v;
+        const double dot = ax[0] * p[0] + ax[1] * p[1] + ax[2] * p[2];
+        const double cr[3] = {ax[1] * p[2] - ax[2] * p[1], ax[2] * p[0] - ax[0] * p[2], ax[0] * p[1] - ax[1] * p[0]};
+        for (int k = 0; k < 3; ++k) y[3 * v + k] = p[k] * cth + cr[k] * sth + ax[k] * dot * (1 - cth) + 0.01 * (k + 1);
+    }
+    memcpy(sim->x_prev, y, (size_t)nx * 3 * sizeof *y);
+    ck_assert_int_eq(sim->model->begin_step(sim->mstate, &sim->ctx), CT_OK);
+    ck_assert_int_eq(sim->model->energy(sim->mstate, &sim->ctx, y, &E1), CT_OK);
+    double bmin, bmax, np;
+    memcpy(sim->x, y, (size_t)nx * 3 * sizeof *y);
+    rcc_scalars(sim, &bmin, &bmax, &np);
+    printf("bond through a 0.3 rad rotation: E %.12g -> %.12g J (rel. %.1e), %g pairs, beta in [%g, %g]\n", E0, E1,
+           fabs(E1 - E0) / fabs(E0), np, bmin, bmax);
+    ck_assert(fabs(E1 - E0) <= 1e-10 * fabs(E0));
+    ck_assert(np == 61.0 && bmin == 1.0);
+    free(x);
+    free(y);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+}
+END_TEST
+
 static Suite *rcc_suite(void)
 {
     Suite *s = suite_create("rcc");
     TCase *tc = tcase_create("rcc");
-    tcase_set_timeout(tc, 20);
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_debonding_constant_gap);
     tcase_add_test(tc, test_bonding_constant_pressure);
     tcase_add_test(tc, test_clamp_below);
     tcase_add_test(tc, test_rate_independent_limit);
+    tcase_add_test(tc, test_resting_plate_keeps_beta);
+    tcase_add_test(tc, test_bond_rotation_no_slip);
     suite_add_tcase(s, tc);
     return s;
 }

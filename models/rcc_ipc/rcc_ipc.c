@@ -59,7 +59,10 @@ static const ct_param_spec rcc_params[] = {
 /* Per pair (the ct_pair_map record; key (v, participant)). */
 typedef struct rcc_pair {
     double beta;
-    double r0[3];   /* x_v − x_a when the pair was created */
+    double r0[3];   /* x_v − x_a when the pair was created, in world coordinates for the step
+                       (rebuilt at each step from r0l) */
+    double r0l[3];  /* the same in the anchor's frame (edge direction, in-plane normal to it,
+                       face normal): a rigid rotation of the bond does not read as slip */
     double nbar[3]; /* anchor normal at the start of the step, towards v */
     double lam[3];  /* anchor weights on the primitive's vertices (face 3, edge 2), or the anchor
                        point itself on a half-space */
@@ -164,6 +167,44 @@ static void anchor_normal(const rcc_state *st, const ct_step_ctx *c, int v, cons
     for (int k = 0; k < dim; ++k) n[k] *= f;
 }
 
+/* Orthonormal frame of the anchor primitive at x, rows of R: (edge t0→t1, n × edge, n) for a face,
+ * (edge, normal) for a 2D edge (geometric normal, not flipped towards v); the identity for a
+ * half-space (it does not move). */
+static void anchor_frame(const rcc_state *st, const ct_step_ctx *c, const rcc_pair *P, const double *x, double R[3][3])
+{
+    const int dim = st->dim;
+    memset(R, 0, 9 * sizeof(double));
+    if (P->prim < 0) {
+        for (int k = 0; k < 3; ++k) R[k][k] = 1.0;
+        return;
+    }
+    double e[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+    if (dim == 3) {
+        const int *f = c->surf->faces + 3 * (size_t)P->prim;
+        const double *a = x + 3 * (size_t)f[0], *b = x + 3 * (size_t)f[1], *q = x + 3 * (size_t)f[2];
+        const double w[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
+        for (int k = 0; k < 3; ++k) e[k] = b[k] - a[k];
+        n[0] = e[1] * w[2] - e[2] * w[1], n[1] = e[2] * w[0] - e[0] * w[2], n[2] = e[0] * w[1] - e[1] * w[0];
+    } else {
+        const int *ed = c->surf->edges + 2 * (size_t)P->prim;
+        const double *a = x + 2 * (size_t)ed[0], *b = x + 2 * (size_t)ed[1];
+        e[0] = b[0] - a[0], e[1] = b[1] - a[1];
+        n[0] = e[1], n[1] = -e[0];
+    }
+    double ne = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]), nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (!(ne > 0.0) || !(nn > 0.0)) { /* degenerate primitive: keep world axes */
+        for (int k = 0; k < 3; ++k) R[k][k] = 1.0;
+        return;
+    }
+    for (int k = 0; k < 3; ++k) e[k] /= ne, n[k] /= nn;
+    if (dim == 3) {
+        for (int k = 0; k < 3; ++k) R[0][k] = e[k], R[2][k] = n[k];
+        R[1][0] = n[1] * e[2] - n[2] * e[1], R[1][1] = n[2] * e[0] - n[0] * e[2], R[1][2] = n[0] * e[1] - n[1] * e[0];
+    } else {
+        R[0][0] = e[0], R[0][1] = e[1], R[1][0] = n[0], R[1][1] = n[1], R[2][2] = 1.0;
+    }
+}
+
 /* ---------- pair detection and β evolution (before each step) ---------- */
 
 /* The closest point of participant q's primitive `prim` to x_v: weights and squared distance. */
@@ -209,9 +250,11 @@ static ct_status track(rcc_state *st, const ct_step_ctx *c, const double *x, int
     } else {
         anchor_normal(st, c, v, P, x, P->nbar);
     }
-    double r[3];
+    double r[3] = {0, 0, 0}, R[3][3];
     pair_offset(st, c, v, P, x, r);
+    anchor_frame(st, c, P, x, R);
     for (int k = 0; k < dim; ++k) P->r0[k] = r[k];
+    for (int i = 0; i < 3; ++i) P->r0l[i] = R[i][0] * r[0] + R[i][1] * r[1] + R[i][2] * r[2];
     const double area = c->surf->vert_area[v];
     P->w = prim < 0 ? area : 0.5 * area;
     P->beta = !st->started && sqrt(d2) < st->bond_dist ? st->beta0 : 0.0;
@@ -305,8 +348,10 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
     for (long i = 0; i < st->n; ++i) {
         rcc_pair *P = st->recs[i];
         const int v = ct_pair_key_a(st->keys[i]);
-        double r[3], d, u2, fn = 0.0;
+        double r[3], d, u2, fn = 0.0, R[3][3];
         anchor_normal(st, c, v, P, x, P->nbar);
+        anchor_frame(st, c, P, x, R);
+        for (int k = 0; k < dim; ++k) P->r0[k] = R[0][k] * P->r0l[0] + R[1][k] * P->r0l[1] + R[2][k] * P->r0l[2];
         pair_offset(st, c, v, P, x, r);
         pair_gap_slip(st, P, r, &d, &u2);
         for (int k = 0; k < dim; ++k) fn -= st->g[(size_t)dim * v + k] * P->nbar[k];
