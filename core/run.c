@@ -334,11 +334,12 @@ ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
         path = defpath;
     }
     ct_force_report fr;
-    ct_status st = ct_force_report_init(&fr, s->nb + sc->nobstacles, 16);
+    enum { MODEL_SCALARS_MAX = 32 }; /* capacity of a model's scalars (rcc_ipc: 22) */
+    ct_status st = ct_force_report_init(&fr, s->nb + sc->nobstacles, MODEL_SCALARS_MAX);
     if (st != CT_OK) return ct_diag_add(diag, st, "out of memory");
     fr.nscalars = 0;
     if (s->model->forces) { /* a first call tells which model scalars exist */
-        fr.nscalars = 16;
+        fr.nscalars = MODEL_SCALARS_MAX;
         st = s->model->forces(s->mstate, &s->ctx, s->x, &fr);
         if (st != CT_OK) {
             ct_force_report_free(&fr);

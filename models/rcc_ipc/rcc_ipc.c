@@ -31,7 +31,7 @@
 #include <string.h>
 
 enum {
-    R_CN = CT_IPC_NPARAMS, R_CT, R_ETA, R_W, R_R, R_P0, R_BETA0, R_BOND, R_DEBOND, R_NPARAMS
+    R_CN = CT_IPC_NPARAMS, R_CT, R_ETA, R_W, R_R, R_P0, R_BETA0, R_BOND, R_DEBOND, R_HIST, R_NPARAMS
 };
 
 static const ct_param_spec rcc_params[] = {
@@ -53,8 +53,14 @@ static const ct_param_spec rcc_params[] = {
                 "pairs within this distance at t = 0 start bonded (auto: d̂)", 1},
     [R_DEBOND] = {"debond_dist", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
                   "a pair whose gap exceeds this is dropped (auto: twice the reference gap sqrt(W/C_N))", 1},
+    [R_HIST] = {"beta_hist_every", CT_PARAM_INT, 10, "", 0, INFINITY, 0, NULL,
+                "log the histogram of beta (10 bins of width 0.1, pairs per bin; beta = 1 in the last) every this "
+                "many steps, NaN in between (0: never)",
+                0},
     [R_NPARAMS] = {NULL},
 };
+
+enum { NHIST = 10 };
 
 /* Per pair (the ct_pair_map record; key (v, participant)). */
 typedef struct rcc_pair {
@@ -90,7 +96,8 @@ typedef struct rcc_state {
     double *best_d2; /* its squared distance */
     double (*best_lam)[3]; /* and the closest point's weights */
     long n_clamped;  /* pairs whose β update was clamped in the last begin_step */
-    const char *names[8];
+    int hist_every;
+    const char *names[6 + NHIST];
 } rcc_state;
 
 /* ---------- geometry of one pair ---------- */
@@ -508,10 +515,16 @@ static ct_status rcc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
         out->bonded_pairs[A * out->np + q]++;
         if (A != q) out->bonded_pairs[q * out->np + A]++;
     }
-    const double vals[6] = {st->n ? bmin : 0.0, st->n ? bsum / st->n : 0.0, bmax, (double)st->n, (double)bonded,
-                            (double)st->n_clamped};
+    double vals[6 + NHIST] = {st->n ? bmin : 0.0, st->n ? bsum / st->n : 0.0, bmax, (double)st->n, (double)bonded,
+                              (double)st->n_clamped};
+    const int hist = st->hist_every > 0 && c->step % st->hist_every == 0;
+    for (int b = 0; b < NHIST; ++b) vals[6 + b] = hist ? 0.0 : NAN;
+    for (long i = 0; i < st->n && hist; ++i) {
+        const int b = (int)(st->recs[i]->beta * NHIST);
+        vals[6 + (b < 0 ? 0 : b >= NHIST ? NHIST - 1 : b)] += 1.0;
+    }
     int k0 = out->nscalars;
-    for (int k = 0; k < 6 && k0 + k < cap; ++k) {
+    for (int k = 0; k < 6 + NHIST && k0 + k < cap; ++k) {
         out->scalar_names[k0 + k] = st->names[k];
         out->scalars[k0 + k] = vals[k];
         out->nscalars = k0 + k + 1;
@@ -553,9 +566,12 @@ static ct_status rcc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     st->best_d2 = malloc(((size_t)c->nbodies + 1) * sizeof *st->best_d2);
     st->best_lam = malloc(((size_t)c->nbodies + 1) * sizeof *st->best_lam);
     if (!st->g || !st->best_prim || !st->best_d2 || !st->best_lam) return CT_ENOMEM;
-    static const char *const names[6] = {"beta_min", "beta_mean", "beta_max", "rcc_pairs", "rcc_bonded",
-                                         "beta_clamped"};
-    for (int k = 0; k < 6; ++k) st->names[k] = names[k];
+    static const char *const names[6 + NHIST] = {"beta_min", "beta_mean", "beta_max", "rcc_pairs", "rcc_bonded",
+                                                 "beta_clamped", "beta_hist_0", "beta_hist_1", "beta_hist_2",
+                                                 "beta_hist_3", "beta_hist_4", "beta_hist_5", "beta_hist_6",
+                                                 "beta_hist_7", "beta_hist_8", "beta_hist_9"};
+    for (int k = 0; k < 6 + NHIST; ++k) st->names[k] = names[k];
+    st->hist_every = (int)prm->value[R_HIST];
     return CT_OK;
 }
 
