@@ -52,7 +52,8 @@ static const ct_param_spec rcc_params[] = {
     [R_BOND] = {"bond_dist", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_AUTO, NULL,
                 "pairs within this distance at t = 0 start bonded (auto: d̂)", 1},
     [R_DEBOND] = {"debond_dist", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
-                  "a pair whose gap exceeds this is dropped (auto: twice the reference gap sqrt(W/C_N))", 1},
+                  "a pair whose bonded material points are farther apart than this is dropped (auto: twice the reference "
+                  "gap sqrt(W/C_N))", 1},
     [R_HIST] = {"beta_hist_every", CT_PARAM_INT, 10, "", 0, INFINITY, 0, NULL,
                 "log the histogram of beta (10 bins of width 0.1, pairs per bin; beta = 1 in the last) every this "
                 "many steps, NaN in between (0: never)",
@@ -95,9 +96,11 @@ typedef struct rcc_state {
     int *best_prim;  /* per body: detect()'s nearest primitive to the current vertex, */
     double *best_d2; /* its squared distance */
     double (*best_lam)[3]; /* and the closest point's weights */
-    long n_clamped;  /* pairs whose β update was clamped in the last begin_step */
+    long n_clamped;  /* pairs whose β update was clamped (at 0 or 1) in the last begin_step */
+    long n_clamped0; /* of these, clamped at 0: the update went negative */
+    long n_dropped;  /* pairs dropped in the last begin_step */
     int hist_every;
-    const char *names[6 + NHIST];
+    const char *names[8 + NHIST];
 } rcc_state;
 
 /* ---------- geometry of one pair ---------- */
@@ -351,7 +354,8 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
     memset(st->g, 0, (size_t)st->nx * dim * sizeof *st->g);
     if (st->n && (s = st->inner->gradient(st->ist, c, x, st->g)) != CT_OK) return s;
     /* β by eq. 7–9 from the state at x^n; the lagged normal for the step */
-    st->n_clamped = 0;
+    st->n_clamped = st->n_clamped0 = 0;
+    const long n_before = st->n;
     for (long i = 0; i < st->n; ++i) {
         rcc_pair *P = st->recs[i];
         const int v = ct_pair_key_a(st->keys[i]);
@@ -367,6 +371,7 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
         int clamp = 0;
         P->beta = ct_rcc_beta_step(&st->law, P->beta, d, u2, press, c->h, &clamp);
         st->n_clamped += clamp != 0;
+        st->n_clamped0 += clamp < 0;
         P->d = d, P->u2 = u2, P->p = press;
         P->sep = 0.0;
         for (int k = 0; k < dim; ++k) P->sep += r[k] * r[k];
@@ -379,7 +384,9 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
         if (st->recs[i]->sep > st->debond_dist) st->keys[nd++] = st->keys[i];
     for (long i = 0; i < nd; ++i) ct_pair_map_remove(&st->pairs, st->keys[i]);
     ct_pair_map_sweep_if(&st->pairs, drop_unbonded, NULL);
-    return list_pairs(st);
+    s = list_pairs(st);
+    st->n_dropped = n_before - st->n;
+    return s;
 }
 
 /* ---------- the RCC energies ---------- */
@@ -515,16 +522,16 @@ static ct_status rcc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
         out->bonded_pairs[A * out->np + q]++;
         if (A != q) out->bonded_pairs[q * out->np + A]++;
     }
-    double vals[6 + NHIST] = {st->n ? bmin : 0.0, st->n ? bsum / st->n : 0.0, bmax, (double)st->n, (double)bonded,
-                              (double)st->n_clamped};
+    double vals[8 + NHIST] = {st->n ? bmin : 0.0, st->n ? bsum / st->n : 0.0, bmax, (double)st->n, (double)bonded,
+                              (double)st->n_clamped, (double)st->n_clamped0, (double)st->n_dropped};
     const int hist = st->hist_every > 0 && c->step % st->hist_every == 0;
-    for (int b = 0; b < NHIST; ++b) vals[6 + b] = hist ? 0.0 : NAN;
+    for (int b = 0; b < NHIST; ++b) vals[8 + b] = hist ? 0.0 : NAN;
     for (long i = 0; i < st->n && hist; ++i) {
         const int b = (int)(st->recs[i]->beta * NHIST);
-        vals[6 + (b < 0 ? 0 : b >= NHIST ? NHIST - 1 : b)] += 1.0;
+        vals[8 + (b < 0 ? 0 : b >= NHIST ? NHIST - 1 : b)] += 1.0;
     }
     int k0 = out->nscalars;
-    for (int k = 0; k < 6 + NHIST && k0 + k < cap; ++k) {
+    for (int k = 0; k < 8 + NHIST && k0 + k < cap; ++k) {
         out->scalar_names[k0 + k] = st->names[k];
         out->scalars[k0 + k] = vals[k];
         out->nscalars = k0 + k + 1;
@@ -566,11 +573,12 @@ static ct_status rcc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     st->best_d2 = malloc(((size_t)c->nbodies + 1) * sizeof *st->best_d2);
     st->best_lam = malloc(((size_t)c->nbodies + 1) * sizeof *st->best_lam);
     if (!st->g || !st->best_prim || !st->best_d2 || !st->best_lam) return CT_ENOMEM;
-    static const char *const names[6 + NHIST] = {"beta_min", "beta_mean", "beta_max", "rcc_pairs", "rcc_bonded",
-                                                 "beta_clamped", "beta_hist_0", "beta_hist_1", "beta_hist_2",
+    static const char *const names[8 + NHIST] = {"beta_min", "beta_mean", "beta_max", "rcc_pairs", "rcc_bonded",
+                                                 "beta_clamped", "beta_clamped_0", "rcc_dropped", "beta_hist_0",
+                                                 "beta_hist_1", "beta_hist_2",
                                                  "beta_hist_3", "beta_hist_4", "beta_hist_5", "beta_hist_6",
                                                  "beta_hist_7", "beta_hist_8", "beta_hist_9"};
-    for (int k = 0; k < 6 + NHIST; ++k) st->names[k] = names[k];
+    for (int k = 0; k < 8 + NHIST; ++k) st->names[k] = names[k];
     st->hist_every = (int)prm->value[R_HIST];
     return CT_OK;
 }
