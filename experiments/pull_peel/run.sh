@@ -4,7 +4,10 @@
 # Each case runs twice: a ramp (h = 10 ms) from the paper's initial gap 0.25 d̂_p until the plates
 # come apart, then a fine pass (h = 0.5 ms) restarted from the ramp's frame 20 ms before its last
 # bonded step, which resolves the peak and the debonding (load step 0.06 % of the peak).
-# Usage: experiments/pull_peel/run.sh [OUTDIR]          (default plots/out/pull_peel; ~50 s)
+# Then the RCC counterpart (issue 5): the same scenes with contact.model = rcc_ipc (pull_rcc.json,
+# peel_rcc.json; C_N, W matched so that RCC's peak sqrt(C_N W) = Y eps_c at d* = d̂_p), one pass
+# each with h = 2 ms (QUICK: 4 ms and eta doubled, h W/eta = 0.5 in both), compared by analyze_rcc.py.
+# Usage: experiments/pull_peel/run.sh [OUTDIR]          (default plots/out/pull_peel; ~50 s + ~75 s RCC)
 #        QUICK=1 experiments/pull_peel/run.sh [OUTDIR]  coarse meshes, same claims, no plot
 # Exit status 1 if a claim of README.md does not hold (or a simulation fails).
 set -euf  # -f: no globbing of the [..] in --set values
@@ -18,10 +21,12 @@ BACK=0.02     # the fine pass starts 20 ms before the ramp's last bonded step
 if [ "${QUICK:-0}" = 1 ]; then
     sfx=_quick
     mesh=(--set "bodies.0.mesh.cells=[8,2,4]" --set "bodies.1.mesh.cells=[8,2,4]")
+    rcc_opts=(--set time.dt=0.004 --set contact.eta=0.04)  # h W/eta = 0.5 as in the full runs
     analyze_opts=(--quick --no-plot)
 else
     sfx=
     mesh=()
+    rcc_opts=()
     analyze_opts=()
 fi
 for case in pull peel; do
@@ -37,3 +42,9 @@ for case in pull peel; do
         --set time.dt=$DT_FINE --set time.duration=$window "${restart[@]}"
 done
 "$PY" "$E/analyze.py" "$out" ${analyze_opts[@]+"${analyze_opts[@]}"}
+# RCC counterpart: one pass per case from t = 0 (rcc_ipc's bonds cannot be carried over a restart)
+for case in pull peel; do
+    "$CL" run "$E/${case}_rcc.json" --quiet --threads 1 -o "$out/${case}_rcc${sfx}.h5" ${mesh[@]+"${mesh[@]}"} \
+        ${rcc_opts[@]+"${rcc_opts[@]}"}
+done
+"$PY" "$E/analyze_rcc.py" "$out" ${analyze_opts[@]+"${analyze_opts[@]}"}

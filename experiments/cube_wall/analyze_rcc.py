@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""RCC counterpart of experiments/cube_wall: the six runs with contact.model = rcc_ipc
+(cube_wall_rcc.json; OUTDIR/rcc_mu{0,LARGE}_{none,small,large}.h5), classified with the rules of
+analyze.py and compared with the ipc_adhesion runs of the same OUTDIR (mu*_*.h5).
+
+Parameters matched to ipc_adhesion (README.md, "RCC counterpart"): C_N = Y·ε_c/d̂_p,
+W = Y·ε_c·d̂_p, C_T = (μ_a Y·ε_c)²/W (= C_N for μ_a = 1): RCC's rate-independent peaks
+√(C_N W) = Y·ε_c at d* = d̂_p and √(C_T W) = μ_a·Y·ε_c at u* = √(W/C_T); "none" is β0 = 0.
+
+Usage: analyze_rcc.py OUTDIR MU_LARGE [--no-plot]   prints both tables side by side and the numbers,
+                                                    checks the RCC claims of README.md (exit 1 if one
+                                                    fails), writes OUTDIR/cube_wall_rcc.png"""
+import json
+import math
+import os
+import sys
+
+import h5py
+import numpy as np
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gap import balance_gap  # noqa: E402
+
+STICK_DY, STICK_SLIP = 0.05, 1e-3     # × L   (the thresholds of analyze.py)
+ROT_MIN, ROT_SMALL = 10.0, 1.0        # degrees
+A_TOL = 0.01
+G = 9.81
+ADH = ("none", "small", "large")
+PAPER = {("0", "none"): "falls free", ("0", "small"): "slides down attached", ("0", "large"): "sticks",
+         ("L", "none"): "falls free", ("L", "small"): "rotates and detaches", ("L", "large"): "sticks"}
+# the RCC cells claimed to agree with ipc_adhesion (verified in the full and the QUICK runs, README)
+RCC_AGREE = [("0", "none"), ("L", "none"), ("0", "large"), ("L", "large"), ("L", "small")]
+
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+out = args[0] if args else "plots/out/cube_wall"
+mu_large = args[1] if len(args) > 1 else "5"
+plot = "--no-plot" not in sys.argv
+
+
+def rotation_z(P0, P, m):
+    """Angle (deg) about z of the best rigid rotation taking the centred rest shape P0 to P (as analyze.py)."""
+    c0 = (m[:, None] * P0).sum(0) / m.sum()
+    c = (m[:, None] * P).sum(0) / m.sum()
+    H = ((P0 - c0) * m[:, None]).T @ (P - c)
+    U, _, Vt = np.linalg.svd(H)
+    D = np.diag([1.0, 1.0, np.sign(np.linalg.det(Vt.T @ U.T))])
+    R = Vt.T @ D @ U.T
+    return math.degrees(math.atan2(R[1, 0], R[0, 0]))
+
+
+def load(path):
+    with h5py.File(path, "r") as f:
+        sc = json.loads(f.attrs["scene_json"])
+        X, m = f["/mesh/X"][:], f["/mesh/mass"][:]
+        fx, fv, ft = f["/frames/x"][:], f["/frames/v"][:], f["/frames/time"][:]
+        tris = f["/mesh/surface_faces"][:]
+        r = dict(scene=sc, con=sc["contact"], X=X, m=m, ft=ft, t=f["/steps/time"][:],
+                 an=f["/probes/adhesion_normal"][:], at=f["/probes/adhesion_tangential"][:],
+                 bar=f["/probes/barrier"][:], fr=f["/probes/friction"][:],
+                 newton=f["/steps/newton_iters"][:], inter=f["/steps/intersections"][:],
+                 wall_s=f["/steps/wall_s"][:], nsteps=len(f["/steps/time"]))
+        if "/model/rcc_ipc" in f:
+            r.update(clamped=f["/model/rcc_ipc/beta_clamped"][:], bonded=f["/model/rcc_ipc/rcc_bonded"][:])
+    M = m.sum()
+    com = (fx * m[None, :, None]).sum(1) / M
+    vcom = (fv * m[None, :, None]).sum(1) / M
+    L = X[:, 1].max() - X[:, 1].min()
+    face = np.where(X[:, 0] < X[:, 0].min() + 1e-9 * L)[0]
+    fd = fx[:, face, 0]
+    w = np.zeros(len(X))  # vertex-quadrature areas: ⅓ of the incident surface triangles
+    ar = 0.5 * np.linalg.norm(np.cross(X[tris[:, 1]] - X[tris[:, 0]], X[tris[:, 2]] - X[tris[:, 0]]), axis=1)
+    for k in range(3):
+        np.add.at(w, tris[:, k], ar / 3.0)
+    r.update(L=L, A_eff=w[face].sum(), dy=com[:, 1] - com[0, 1], vy=vcom[:, 1], theta=np.array([rotation_z(fx[0], x, m) for x in fx]),
+             fmin=fd.min(1), fmean=fd.mean(1), fmax=fd.max(1), slip=(fx[:, face, 1] - X[face, 1]).mean(1),
+             gap0=float(X[face, 0].mean()), wall=float(r["wall_s"].sum()))
+    return r
+
+
+def classify(r, reach):
+    """analyze.py's rules (reach = d̂_a for ipc_adhesion, debond_dist for rcc_ipc), plus one class
+    that ipc_adhesion never needs: 'detaches and falls' (the whole face beyond reach at the end,
+    no rotation beyond ROT_MIN)."""
+    T = r["ft"][-1]
+    late = r["ft"] > 0.1
+    r["a"] = -np.polyfit(r["ft"][late], r["vy"][late], 1)[0]
+    an, at = np.linalg.norm(r["an"], axis=1), np.linalg.norm(r["at"], axis=1)
+    r.update(an_abs=an, at_abs=at)
+    L = r["L"]
+    if np.abs(r["dy"]).max() < STICK_DY * L and np.abs(r["slip"]).max() < STICK_SLIP * L:
+        return "sticks"
+    if abs(r["theta"][-1]) > ROT_MIN and r["fmin"][-1] > reach:
+        return "rotates and detaches"
+    if (r["dy"][-1] < -0.5 * 0.5 * G * T * T and np.abs(r["theta"]).max() < ROT_SMALL
+            and r["fmax"].max() <= reach and an.min() > 0.0):
+        return "slides down attached"
+    if abs(r["a"] / G - 1.0) < A_TOL and an.max() == 0.0 and at.max() == 0.0:
+        return "falls free"
+    if r["fmin"][-1] > reach:
+        return "detaches and falls"
+    return "unclassified"
+
+
+ok = True
+
+
+def claim(cond, text):
+    global ok
+    print(("ok    " if cond else "FAIL  ") + text)
+    ok &= bool(cond)
+
+
+ipc, rcc, cls = {}, {}, {}
+for mk, mu in (("0", "0"), ("L", mu_large)):
+    for adh in ADH:
+        ipc[mk, adh] = load(os.path.join(out, f"mu{mu}_{adh}.h5"))
+        rcc[mk, adh] = load(os.path.join(out, f"rcc_mu{mu}_{adh}.h5"))
+for key in ipc:
+    ci = ipc[key]["con"]
+    dh = ci["dhat"]
+    cls["ipc", key] = classify(ipc[key], 2 * dh if ci.get("dhat_a", "auto") == "auto" else ci["dhat_a"])
+    c = rcc[key]["con"]
+    dd = 2 * math.sqrt(c["w"] / c["c_n"]) if c.get("debond_dist", "auto") == "auto" else c["debond_dist"]
+    rcc[key]["debond_dist"] = dd
+    cls["rcc", key] = classify(rcc[key], dd)
+
+r0 = rcc["0", "small"]
+Y = r0["scene"]["bodies"][0]["material"]["E"]
+M = r0["m"].sum()
+mg = M * G
+h = r0["scene"]["time"]["dt"]
+print("rcc_ipc parameters (matched to ipc_adhesion: C_N = Yε_c/d̂_p, W = Yε_c d̂_p, C_T = (μ_a Yε_c)²/W):")
+print(f"{'':7} {'ε_c':>6} {'μ_a':>4} {'Yε_c':>7} {'C_N':>8} {'C_T':>8} {'W':>6} {'η':>5} {'h W/η':>6} {'β0':>3} "
+      f"{'√(C_N W)':>9} {'d*':>8} {'√(C_T W)':>9} {'u*':>8} {'debond':>8}")
+for adh in ADH:
+    ci, c = ipc["0", adh]["con"], rcc["0", adh]["con"]
+    print(f"{adh:7} {ci['eps_c']:6g} {ci['mu_a']:4g} {Y * ci['eps_c']:7g} {c['c_n']:8g} {c['c_t']:8g} {c['w']:6g} "
+          f"{c['eta']:5g} {h * c['w'] / c['eta']:6.2f} {c['beta0']:3g} {math.sqrt(c['c_n'] * c['w']):9g} "
+          f"{math.sqrt(c['w'] / c['c_n']):8.2e} {math.sqrt(c['c_t'] * c['w']):9g} {math.sqrt(c['w'] / c['c_t']):8.2e} "
+          f"{rcc['0', adh]['debond_dist']:8.2e}")
+print()
+print(f"{'':14} | {'no adhesion':^24} | {'small adhesion':^24} | {'large adhesion':^24}")
+for mk, label in (("0", "μ = 0"), ("L", f"μ = {mu_large}")):
+    print(f"{label + ' paper':>14} | " + " | ".join(f"{PAPER[mk, a]:^24}" for a in ADH))
+    print(f"{label + ' ipc':>14} | " + " | ".join(f"{cls['ipc', (mk, a)]:^24}" for a in ADH))
+    print(f"{label + ' rcc':>14} | " + " | ".join(f"{cls['rcc', (mk, a)]:^24}" for a in ADH))
+print()
+print(f"{'run':<20} {'class':<22} {'Δy_end':>9} {'max|Δy|':>8} {'a':>7} {'θ_end°':>8} {'max|θ|°':>8} "
+      f"{'face min/mean/max at end (m)':>30} {'slip (m)':>9} {'F_an0 (N)':>9} {'F_an>0 until':>12} {'F_at>0 until':>12} "
+      f"{'beyond at':>9} {'Newton':>10} {'ms/step':>7} {'wall s':>6} {'clamped':>7}")
+for (mk, adh) in ipc:
+    mu = "0" if mk == "0" else mu_large
+    for nm, rr in (("ipc", ipc), ("rcc", rcc)):
+        r = rr[mk, adh]
+        reach = r.get("debond_dist", 2e-3)
+
+        def until(x):
+            nz = np.nonzero(x > 0)[0]
+            return f"{r['t'][nz[-1]]:12.2f}" if len(nz) else f"{'—':>12}"
+        det = np.nonzero(r["fmin"] > reach)[0]
+        t_det = f"{r['ft'][det[0]]:9.2f}" if len(det) and adh != "none" else f"{'—':>9}"
+        name = f"{nm} μ={mu} {adh}"
+        print(f"{name:<20} {cls[nm, (mk, adh)]:<22} {r['dy'][-1]:+9.4f} {np.abs(r['dy']).max():8.4f} {r['a']:7.3f} "
+              f"{r['theta'][-1]:+8.2f} {np.abs(r['theta']).max():8.2f} "
+              f"{r['fmin'][-1]:9.3e}/{r['fmean'][-1]:9.3e}/{r['fmax'][-1]:9.3e} {r['slip'][-1]:+9.2e} "
+              f"{r['an_abs'][0]:9.1f} {until(r['an_abs'])} {until(r['at_abs'])} {t_det} "
+              f"{r['newton'].mean():4.2f}/{r['newton'].max():<5d} {1e3 * r['wall'] / r['nsteps']:7.1f} {r['wall']:6.1f} "
+              f"{int(r['clamped'].sum()) if 'clamped' in r else '':>7}")
+print(f"total wall time (sum of /steps/wall_s): ipc_adhesion {sum(r['wall'] for r in ipc.values()):.1f} s, "
+      f"rcc_ipc {sum(r['wall'] for r in rcc.values()):.1f} s")
+print()
+
+# ---- claims (RCC part) ----
+for (mk, adh), r in rcc.items():
+    mu = "0" if mk == "0" else mu_large
+    claim(int(r["inter"].max()) == 0, f"rcc μ = {mu}, {adh}: 0 intersections in all {r['nsteps']} steps")
+    if adh != "none":
+        ci = ipc[mk, adh]["con"]
+        gp = balance_gap(ci["kappa"], Y, ci["eps_c"], ci["dhat"])
+        claim(abs(r["gap0"] - gp) < 1e-9 * r["L"], f"rcc μ = {mu}, {adh}: started at the balance gap {gp:.6e} m "
+              f"(the same as ipc_adhesion's: C_N β² d = Yε_c d/d̂_p below d̂_p)")
+        dev = abs(r["an_abs"][0] / ipc[mk, adh]["an_abs"][0] - 1)
+        claim(dev < 0.01, f"rcc μ = {mu}, {adh}: normal adhesion force in the first step {r['an_abs'][0]:.1f} N = "
+              f"ipc_adhesion's {ipc[mk, adh]['an_abs'][0]:.1f} N within 1 % (same law below d*, same A_eff)")
+s0 = rcc["0", "small"]
+claim(cls["rcc", ("0", "small")] == "detaches and falls" and s0["t"][np.nonzero(s0["an_abs"] > 0)[0][-1]] <= 0.1,
+      f"rcc μ = 0, small adhesion: 'detaches and falls' (ipc_adhesion: '{cls['ipc', ('0', 'small')]}'): the slip "
+      f"debonds the pairs (one β for the normal and the tangential part), both adhesion forces are 0 after "
+      f"t = {s0['t'][np.nonzero(s0['an_abs'] > 0)[0][-1]]:.2f} s (claim ≤ 0.1 s), and the face leaves the wall "
+      f"(min distance {s0['fmin'][-1]:.3f} m at the end)")
+l0 = rcc["0", "large"]
+late = l0["ft"] > 0.5 * l0["ft"][-1]
+s_pred = mg / (l0["con"]["c_t"] * l0["A_eff"])
+s_meas = -l0["slip"][late].mean()
+claim(abs(s_meas / s_pred - 1) < 0.05, f"rcc μ = 0, large: the face is held elastically: mean slip over the second half "
+      f"{s_meas:.3e} m = mg/(C_T·A_eff) = {s_pred:.3e} m within 5 % ({s_meas / s_pred - 1:+.1%}; A_eff = "
+      f"{l0['A_eff']:.3f} m²; downward creep there {-np.polyfit(l0['ft'][late], l0['slip'][late], 1)[0]:+.2e} m/s)")
+for key in RCC_AGREE:
+    mu = "0" if key[0] == "0" else mu_large
+    claim(cls["rcc", key] == cls["ipc", key], f"rcc μ = {mu}, {key[1]} adhesion: '{cls['rcc', key]}', as ipc_adhesion")
+
+if plot:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig = plt.figure(figsize=(14, 9.5))
+    gs = fig.add_gridspec(3, 3, height_ratios=[0.55, 1, 1])
+    axt = fig.add_subplot(gs[0, :])
+    axt.axis("off")
+    cells = [[f"ipc: {cls['ipc', (mk, a)]}\nrcc: {cls['rcc', (mk, a)]}" for a in ADH] for mk in ("0", "L")]
+    colors = [["#dff0d8" if cls["ipc", (mk, a)] == cls["rcc", (mk, a)] else "#f8d7da" for a in ADH] for mk in ("0", "L")]
+    tb = axt.table(cellText=cells, cellColours=colors, rowLabels=["μ = 0", f"μ = {mu_large}"],
+                   colLabels=["no adhesion", "small adhesion (Yε_c = 5 kPa)", "large adhesion (Yε_c = 100 kPa)"],
+                   loc="center", cellLoc="center")
+    tb.scale(1, 2.6)
+    tb.set_fontsize(9)
+    axt.set_title("outcome table, ipc_adhesion vs rcc_ipc (green: same class)", fontsize=10)
+    for i, (mk, mlabel) in enumerate((("0", "μ = 0"), ("L", f"μ = {mu_large}"))):
+        for j, adh in enumerate(ADH):
+            ax = fig.add_subplot(gs[i + 1, j])
+            ax2 = ax.twinx()
+            for nm, rr, ls in (("ipc_adhesion", ipc, "-"), ("rcc_ipc", rcc, "--")):
+                r = rr[mk, adh]
+                ax.plot(r["ft"], r["dy"], "C0" + ls, lw=1.2, label=f"Δy, {nm}")
+                ax2.plot(r["ft"], r["theta"], "C3" + ls, lw=1.2, label=f"θ, {nm}")
+            ax.set_ylabel("Δy centre of mass (m)", color="C0")
+            ax2.set_ylabel("rotation θ (deg)", color="C3")
+            if adh == "large":
+                ax.set_ylim(-0.04, 0.005)
+            if max(np.abs(rr[mk, adh]["theta"]).max() for rr in (ipc, rcc)) < 3:
+                ax2.set_ylim(-3, 3)
+            ax.set_title(f"{mlabel}, {adh}: ipc {cls['ipc', (mk, adh)]}, rcc {cls['rcc', (mk, adh)]}", fontsize=8.5)
+            if i == 1:
+                ax.set_xlabel("t (s)")
+            if i == 0 and j == 0:
+                h1, l1 = ax.get_legend_handles_labels()
+                h2, l2 = ax2.get_legend_handles_labels()
+                ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower left")
+    fig.suptitle("cube_wall (paper 000 Fig. 14): ipc_adhesion (solid) vs rcc_ipc (dashed), "
+                 "C_N = Yε_c/d̂_p, W = Yε_c d̂_p, C_T = (μ_a Yε_c)²/W", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(out, "cube_wall_rcc.png")
+    fig.savefig(path, dpi=110)
+    print("wrote", path)
+sys.exit(0 if ok else 1)
