@@ -15,6 +15,9 @@ import sys
 
 import h5py
 import numpy as np
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from analysis_common import barrier_pressure as common_barrier  # noqa: E402
 
 out = sys.argv[1] if len(sys.argv) > 1 else "plots/out/adhesion_curves"
 ok = True
@@ -59,11 +62,8 @@ def adhesion_pressure(d, P):
 
 
 def barrier_pressure(d, P):
-    """-κ b'(d), b(d) = -d̂ (d/d̂ - 1)² ln(d/d̂) (eq. 2 in the units of the model README)."""
-    x = np.asarray(d, dtype=float) / P["dhat"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = P["kappa"] * (2 * (x - 1) * np.log(x) + (x - 1) ** 2 / x)
-    return np.where(x < 1, p, 0.0)
+    """-κ b'(d) (eq. 2 in the units of the model README)."""
+    return common_barrier(d, P["dhat"], P["kappa"])
 
 
 def f_t(y, eps):

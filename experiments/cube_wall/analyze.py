@@ -29,6 +29,8 @@ import sys
 
 import h5py
 import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from analysis_common import rotation_z, vertex_areas  # noqa: E402
 
 sys.dont_write_bytecode = True  # no __pycache__ in the experiment folder
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,24 +49,6 @@ mu_large = args[1] if len(args) > 1 else "5"
 plot = "--no-plot" not in sys.argv
 
 
-def vertex_areas(X, tris):
-    """The vertex quadrature weights of the model: ⅓ of the incident boundary triangles' areas."""
-    w = np.zeros(len(X))
-    a = 0.5 * np.linalg.norm(np.cross(X[tris[:, 1]] - X[tris[:, 0]], X[tris[:, 2]] - X[tris[:, 0]]), axis=1)
-    for k in range(3):
-        np.add.at(w, tris[:, k], a / 3.0)
-    return w
-
-
-def rotation_z(P0, P, m):
-    """Angle (deg) about z of the best rigid rotation taking the centred rest shape P0 to P."""
-    c0 = (m[:, None] * P0).sum(0) / m.sum()
-    c = (m[:, None] * P).sum(0) / m.sum()
-    H = ((P0 - c0) * m[:, None]).T @ (P - c)
-    U, _, Vt = np.linalg.svd(H)
-    D = np.diag([1.0, 1.0, np.sign(np.linalg.det(Vt.T @ U.T))])
-    R = Vt.T @ D @ U.T
-    return math.degrees(math.atan2(R[1, 0], R[0, 0]))
 
 
 def load(path):

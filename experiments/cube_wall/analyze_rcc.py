@@ -17,6 +17,8 @@ import sys
 
 import h5py
 import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from analysis_common import rotation_z, vertex_areas  # noqa: E402
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -37,16 +39,6 @@ out = args[0] if args else "plots/out/cube_wall"
 mu_large = args[1] if len(args) > 1 else "5"
 plot = "--no-plot" not in sys.argv
 
-
-def rotation_z(P0, P, m):
-    """Angle (deg) about z of the best rigid rotation taking the centred rest shape P0 to P (as analyze.py)."""
-    c0 = (m[:, None] * P0).sum(0) / m.sum()
-    c = (m[:, None] * P).sum(0) / m.sum()
-    H = ((P0 - c0) * m[:, None]).T @ (P - c)
-    U, _, Vt = np.linalg.svd(H)
-    D = np.diag([1.0, 1.0, np.sign(np.linalg.det(Vt.T @ U.T))])
-    R = Vt.T @ D @ U.T
-    return math.degrees(math.atan2(R[1, 0], R[0, 0]))
 
 
 def load(path):

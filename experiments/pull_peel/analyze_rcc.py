@@ -18,6 +18,8 @@ import sys
 
 import h5py
 import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from analysis_common import vertex_areas  # noqa: E402
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -27,12 +29,7 @@ from analyze import Case, Run  # noqa: E402
 def face_area_eff(run):
     """Σ of the vertex-quadrature areas (⅓ of the incident surface triangles) over the lower plate's
     top face: the face area plus the rim's share of the side faces."""
-    X, tris = run.X, run.tris
-    w = np.zeros(len(X))
-    a = 0.5 * np.linalg.norm(np.cross(X[tris[:, 1]] - X[tris[:, 0]], X[tris[:, 2]] - X[tris[:, 0]]), axis=1)
-    for k in range(3):
-        np.add.at(w, tris[:, k], a / 3.0)
-    return w[run.pairs[:, 1]].sum()
+    return vertex_areas(run.X, run.tris)[run.pairs[:, 1]].sum()
 
 
 class RccRun(Run):

@@ -19,6 +19,9 @@ import sys
 
 import h5py
 import numpy as np
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from analysis_common import barrier_pressure as common_barrier, vertex_areas  # noqa: E402
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 out = args[0] if args else "plots/out/rcc_curves"
@@ -45,11 +48,8 @@ def law(scene):
 
 
 def barrier_pressure(d, L):
-    """κ(−b′(d)), b(d) = −d̂ (d/d̂ − 1)² ln(d/d̂) (the ipc model's barrier per unit area)."""
-    x = np.asarray(d, dtype=float) / L["dhat"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = L["kappa"] * (2 * (x - 1) * np.log(x) + (x - 1) ** 2 / x)
-    return np.where(x < 1, p, 0.0)
+    """κ(−b′(d)) per unit area (the ipc model's barrier)."""
+    return common_barrier(d, L["dhat"], L["kappa"])
 
 
 def beta_rate(L, beta, d, u2, p):
@@ -94,11 +94,8 @@ def load(path):
     # the model's area weight of a surface vertex against a half-space: its whole surface area share,
     # 1/3 of the rest area of its surface triangles (core/mesh.c), so the rim vertices of the bottom
     # face also carry 1/3 of the side faces' triangles
-    X, F = r["X"], r["faces"]
-    area = 0.5 * np.linalg.norm(np.cross(X[F[:, 1]] - X[F[:, 0]], X[F[:, 2]] - X[F[:, 0]]), axis=1)
-    w = np.zeros(len(X))
-    for k in range(3):
-        np.add.at(w, F[:, k], area / 3)
+    X = r["X"]
+    w = vertex_areas(X, r["faces"])
     b = X[:, 1] < X[:, 1].min() + 1e-9
     r["b"], r["w"], r["A"] = b, w[b], w[b].sum()
     size = r["scene"]["bodies"][0]["mesh"]["size"]

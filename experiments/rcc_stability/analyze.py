@@ -14,6 +14,9 @@ import sys
 
 import h5py
 import numpy as np
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from analysis_common import barrier_pressure as common_barrier, vertex_areas  # noqa: E402
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 out = args[0] if args else "plots/out/rcc_stability"
@@ -45,11 +48,8 @@ def load(path):
              dhat=c["dhat"], kappa=c["kappa"], bond=c["bond_dist"], beta0=c.get("beta0", 1.0))
     # the contact quadrature (core/mesh.c): a surface vertex carries 1/3 of the rest area of its
     # surface triangles; the rim vertices of the bottom face also carry part of the side faces
-    X, F = r["X"], r["faces"]
-    area = 0.5 * np.linalg.norm(np.cross(X[F[:, 1]] - X[F[:, 0]], X[F[:, 2]] - X[F[:, 0]]), axis=1)
-    w = np.zeros(len(X))
-    for k in range(3):
-        np.add.at(w, F[:, k], area / 3)
+    X = r["X"]
+    w = vertex_areas(X, r["faces"])
     r["bidx"] = np.where(X[:, 1] < X[:, 1].min() + 1e-9)[0]
     r["w"] = w[r["bidx"]]
     r["A"] = r["w"].sum()
@@ -65,11 +65,8 @@ def load(path):
 
 
 def barrier_pressure(d, P):
-    """κ(−b′(d)) per unit area (the ipc model's barrier, as in experiments/adhesion_curves)."""
-    x = np.asarray(d, dtype=float) / P["dhat"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = P["kappa"] * (2 * (x - 1) * np.log(x) + (x - 1) ** 2 / x)
-    return np.where(x < 1, p, 0.0)
+    """κ(−b′(d)) per unit area (the ipc model's barrier)."""
+    return common_barrier(d, P["dhat"], P["kappa"])
 
 
 def replay(P):
