@@ -27,21 +27,13 @@ import math
 import os
 import sys
 
-import h5py
 import numpy as np
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from analysis_common import rotation_z, vertex_areas  # noqa: E402
 
 sys.dont_write_bytecode = True  # no __pycache__ in the experiment folder
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gap import balance_gap  # noqa: E402  (independent of contactlab)
-
-STICK_DY, STICK_SLIP = 0.05, 1e-3     # × L
-ROT_MIN, ROT_SMALL = 10.0, 1.0        # degrees
-A_TOL = 0.01
-
-PAPER = {("0", "none"): "falls free", ("0", "small"): "slides down attached", ("0", "large"): "sticks",
-         ("L", "none"): "falls free", ("L", "small"): "rotates and detaches", ("L", "large"): "sticks"}
+from runs import A_TOL, PAPER, load, classify  # noqa: E402
+from analysis_common import vertex_areas  # noqa: E402
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 out = args[0] if args else "plots/out/cube_wall"
@@ -50,57 +42,6 @@ plot = "--no-plot" not in sys.argv
 
 
 
-
-def load(path):
-    with h5py.File(path, "r", swmr=True) as f:
-        prm = dict(f["/model/ipc_adhesion"].attrs)
-        import json
-        sc = json.loads(f.attrs["scene_json"])
-        X = f["/mesh/X"][:]
-        m = f["/mesh/mass"][:]
-        tris = f["/mesh/surface_faces"][:]
-        ft = f["/frames/time"][:]
-        fx = f["/frames/x"][:]
-        fv = f["/frames/v"][:]
-        r = dict(prm=prm, scene=sc, X=X, m=m, tris=tris, ft=ft,
-                 t=f["/steps/time"][:], an=f["/probes/adhesion_normal"][:], at=f["/probes/adhesion_tangential"][:],
-                 bar=f["/probes/barrier"][:], fr=f["/probes/friction"][:],
-                 newton=f["/steps/newton_iters"][:], inter=f["/steps/intersections"][:],
-                 wall=float(f["/steps/wall_s"][:].sum()), nsteps=len(f["/steps/time"]))
-    M = m.sum()
-    com = (fx * m[None, :, None]).sum(1) / M
-    vcom = (fv * m[None, :, None]).sum(1) / M
-    L = X[:, 1].max() - X[:, 1].min()
-    face = np.where(X[:, 0] < X[:, 0].min() + 1e-9 * L)[0]
-    edge = np.where((X[:, 1] > X[:, 1].max() - 1e-9 * L) & (X[:, 2] < X[:, 2].min() + 1e-9 * L))[0]
-    near, far = edge[np.argmin(X[edge, 0])], edge[np.argmax(X[edge, 0])]
-    fd = fx[:, face, 0]                      # wall: x = 0, normal +x
-    r.update(M=M, L=L, face=face, dy=com[:, 1] - com[0, 1], vy=vcom[:, 1],
-             theta=np.array([rotation_z(fx[0], x, m) for x in fx]),
-             theta_edge=np.degrees(np.arctan2(fx[:, far, 1] - fx[:, near, 1], fx[:, far, 0] - fx[:, near, 0])),
-             fmin=fd.min(1), fmean=fd.mean(1), fmax=fd.max(1),
-             slip=(fx[:, face, 1] - X[face, 1]).mean(1), gap0=float(X[face, 0].mean()))
-    return r
-
-
-def classify(r, g, dhat_a):
-    T = r["ft"][-1]
-    late = r["ft"] > 0.1
-    a = -np.polyfit(r["ft"][late], r["vy"][late], 1)[0]
-    an = np.linalg.norm(r["an"], axis=1)
-    at = np.linalg.norm(r["at"], axis=1)
-    r.update(a=a, an_abs=an, at_abs=at)
-    L = r["L"]
-    if np.abs(r["dy"]).max() < STICK_DY * L and np.abs(r["slip"]).max() < STICK_SLIP * L:
-        return "sticks"
-    if abs(r["theta"][-1]) > ROT_MIN and r["fmin"][-1] > dhat_a:
-        return "rotates and detaches"
-    if (r["dy"][-1] < -0.5 * 0.5 * g * T * T and np.abs(r["theta"]).max() < ROT_SMALL
-            and r["fmax"].max() <= dhat_a and an.min() > 0.0):
-        return "slides down attached"
-    if abs(a / g - 1.0) < A_TOL and an.max() == 0.0 and at.max() == 0.0:
-        return "falls free"
-    return "unclassified"
 
 
 ok = True
@@ -126,7 +67,7 @@ dhat_p = dhat if prm["dhat_p"] == "auto" else float(prm["dhat_p"])
 Y = sc["bodies"][0]["material"]["E"]
 kappa = float(prm["kappa"])
 for key, r in runs.items():
-    cls[key] = classify(r, g, dhat_a)
+    cls[key] = classify(r, dhat_a, g)
 
 # ---- capacities (independent of the runs: mesh weights and the parameters) ----
 X, L, M = r0["X"], r0["L"], r0["M"]

@@ -10,27 +10,18 @@ W = Y·ε_c·d̂_p, C_T = (μ_a Y·ε_c)²/W (= C_N for μ_a = 1): RCC's rate-in
 Usage: analyze_rcc.py OUTDIR MU_LARGE [--no-plot]   prints both tables side by side and the numbers,
                                                     checks the RCC claims of README.md (exit 1 if one
                                                     fails), writes OUTDIR/cube_wall_rcc.png"""
-import json
 import math
 import os
 import sys
 
-import h5py
 import numpy as np
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from analysis_common import rotation_z, vertex_areas  # noqa: E402
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gap import balance_gap  # noqa: E402
+from runs import G, PAPER, classify, load  # noqa: E402
 
-STICK_DY, STICK_SLIP = 0.05, 1e-3     # × L   (the thresholds of analyze.py)
-ROT_MIN, ROT_SMALL = 10.0, 1.0        # degrees
-A_TOL = 0.01
-G = 9.81
 ADH = ("none", "small", "large")
-PAPER = {("0", "none"): "falls free", ("0", "small"): "slides down attached", ("0", "large"): "sticks",
-         ("L", "none"): "falls free", ("L", "small"): "rotates and detaches", ("L", "large"): "sticks"}
 # the RCC cells claimed to agree with ipc_adhesion (verified in the full and the QUICK runs, README)
 RCC_AGREE = [("0", "none"), ("L", "none"), ("0", "large"), ("L", "large"), ("L", "small")]
 
@@ -40,58 +31,6 @@ mu_large = args[1] if len(args) > 1 else "5"
 plot = "--no-plot" not in sys.argv
 
 
-
-def load(path):
-    with h5py.File(path, "r") as f:
-        sc = json.loads(f.attrs["scene_json"])
-        X, m = f["/mesh/X"][:], f["/mesh/mass"][:]
-        fx, fv, ft = f["/frames/x"][:], f["/frames/v"][:], f["/frames/time"][:]
-        tris = f["/mesh/surface_faces"][:]
-        r = dict(scene=sc, con=sc["contact"], X=X, m=m, ft=ft, t=f["/steps/time"][:],
-                 an=f["/probes/adhesion_normal"][:], at=f["/probes/adhesion_tangential"][:],
-                 bar=f["/probes/barrier"][:], fr=f["/probes/friction"][:],
-                 newton=f["/steps/newton_iters"][:], inter=f["/steps/intersections"][:],
-                 wall_s=f["/steps/wall_s"][:], nsteps=len(f["/steps/time"]))
-        if "/model/rcc_ipc" in f:
-            r.update(clamped=f["/model/rcc_ipc/beta_clamped"][:], bonded=f["/model/rcc_ipc/rcc_bonded"][:])
-    M = m.sum()
-    com = (fx * m[None, :, None]).sum(1) / M
-    vcom = (fv * m[None, :, None]).sum(1) / M
-    L = X[:, 1].max() - X[:, 1].min()
-    face = np.where(X[:, 0] < X[:, 0].min() + 1e-9 * L)[0]
-    fd = fx[:, face, 0]
-    w = np.zeros(len(X))  # vertex-quadrature areas: ⅓ of the incident surface triangles
-    ar = 0.5 * np.linalg.norm(np.cross(X[tris[:, 1]] - X[tris[:, 0]], X[tris[:, 2]] - X[tris[:, 0]]), axis=1)
-    for k in range(3):
-        np.add.at(w, tris[:, k], ar / 3.0)
-    r.update(L=L, A_eff=w[face].sum(), dy=com[:, 1] - com[0, 1], vy=vcom[:, 1], theta=np.array([rotation_z(fx[0], x, m) for x in fx]),
-             fmin=fd.min(1), fmean=fd.mean(1), fmax=fd.max(1), slip=(fx[:, face, 1] - X[face, 1]).mean(1),
-             gap0=float(X[face, 0].mean()), wall=float(r["wall_s"].sum()))
-    return r
-
-
-def classify(r, reach):
-    """analyze.py's rules (reach = d̂_a for ipc_adhesion, debond_dist for rcc_ipc), plus one class
-    that ipc_adhesion never needs: 'detaches and falls' (the whole face beyond reach at the end,
-    no rotation beyond ROT_MIN)."""
-    T = r["ft"][-1]
-    late = r["ft"] > 0.1
-    r["a"] = -np.polyfit(r["ft"][late], r["vy"][late], 1)[0]
-    an, at = np.linalg.norm(r["an"], axis=1), np.linalg.norm(r["at"], axis=1)
-    r.update(an_abs=an, at_abs=at)
-    L = r["L"]
-    if np.abs(r["dy"]).max() < STICK_DY * L and np.abs(r["slip"]).max() < STICK_SLIP * L:
-        return "sticks"
-    if abs(r["theta"][-1]) > ROT_MIN and r["fmin"][-1] > reach:
-        return "rotates and detaches"
-    if (r["dy"][-1] < -0.5 * 0.5 * G * T * T and np.abs(r["theta"]).max() < ROT_SMALL
-            and r["fmax"].max() <= reach and an.min() > 0.0):
-        return "slides down attached"
-    if abs(r["a"] / G - 1.0) < A_TOL and an.max() == 0.0 and at.max() == 0.0:
-        return "falls free"
-    if r["fmin"][-1] > reach:
-        return "detaches and falls"
-    return "unclassified"
 
 
 ok = True
@@ -111,11 +50,11 @@ for mk, mu in (("0", "0"), ("L", mu_large)):
 for key in ipc:
     ci = ipc[key]["con"]
     dh = ci["dhat"]
-    cls["ipc", key] = classify(ipc[key], 2 * dh if ci.get("dhat_a", "auto") == "auto" else ci["dhat_a"])
+    cls["ipc", key] = classify(ipc[key], 2 * dh if ci.get("dhat_a", "auto") == "auto" else ci["dhat_a"], detaches=True)
     c = rcc[key]["con"]
     dd = 2 * math.sqrt(c["w"] / c["c_n"]) if c.get("debond_dist", "auto") == "auto" else c["debond_dist"]
     rcc[key]["debond_dist"] = dd
-    cls["rcc", key] = classify(rcc[key], dd)
+    cls["rcc", key] = classify(rcc[key], dd, detaches=True)
 
 r0 = rcc["0", "small"]
 Y = r0["scene"]["bodies"][0]["material"]["E"]

@@ -152,27 +152,35 @@ static void pair_gap_slip(const rcc_state *st, const rcc_pair *P, const double *
     *d = dn, *u2 = s2;
 }
 
-/* Unit normal of the anchor primitive at x, oriented towards x_v. */
-static void anchor_normal(const rcc_state *st, const ct_step_ctx *c, int v, const rcc_pair *P, const double *x,
-                          double *n)
+/* The anchor primitive's first edge t0→t1 and its (unnormalised) geometric normal at x: for a
+ * face (t1 − t0) × (t2 − t0), for a 2D edge the edge rotated by −90°. */
+static void prim_vectors(const rcc_state *st, const ct_step_ctx *c, int prim, const double *x, double *e, double *n)
+{
+    for (int k = 0; k < 3; ++k) e[k] = n[k] = 0.0;
+    if (st->dim == 3) {
+        const int *f = c->surf->faces + 3 * (size_t)prim;
+        const double *a = x + 3 * (size_t)f[0], *b = x + 3 * (size_t)f[1], *q = x + 3 * (size_t)f[2];
+        const double w[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
+        for (int k = 0; k < 3; ++k) e[k] = b[k] - a[k];
+        n[0] = e[1] * w[2] - e[2] * w[1], n[1] = e[2] * w[0] - e[0] * w[2], n[2] = e[0] * w[1] - e[1] * w[0];
+    } else {
+        const int *ed = c->surf->edges + 2 * (size_t)prim;
+        const double *a = x + 2 * (size_t)ed[0], *b = x + 2 * (size_t)ed[1];
+        e[0] = b[0] - a[0], e[1] = b[1] - a[1];
+        n[0] = e[1], n[1] = -e[0];
+    }
+}
+
+/* Unit normal of the anchor primitive at x, oriented along the offset r = x_v − x_a. */
+static void anchor_normal(const rcc_state *st, const ct_step_ctx *c, const rcc_pair *P, const double *x,
+                          const double *r, double *n)
 {
     const int dim = st->dim;
     if (P->prim < 0) return; /* set at creation: a half-space does not turn */
-    if (dim == 3) {
-        const int *f = c->surf->faces + 3 * (size_t)P->prim;
-        const double *a = x + 3 * (size_t)f[0], *b = x + 3 * (size_t)f[1], *e = x + 3 * (size_t)f[2];
-        const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {e[0] - a[0], e[1] - a[1], e[2] - a[2]};
-        n[0] = u[1] * w[2] - u[2] * w[1], n[1] = u[2] * w[0] - u[0] * w[2], n[2] = u[0] * w[1] - u[1] * w[0];
-    } else {
-        const int *e = c->surf->edges + 2 * (size_t)P->prim;
-        const double *a = x + 2 * (size_t)e[0], *b = x + 2 * (size_t)e[1];
-        n[0] = b[1] - a[1], n[1] = -(b[0] - a[0]);
-    }
-    double nn = 0.0, r[3], s = 0.0;
-    for (int k = 0; k < dim; ++k) nn += n[k] * n[k];
+    double e[3], nn = 0.0, s = 0.0;
+    prim_vectors(st, c, P->prim, x, e, n);
+    for (int k = 0; k < dim; ++k) nn += n[k] * n[k], s += n[k] * r[k];
     nn = sqrt(nn);
-    pair_offset(st, c, v, P, x, r);
-    for (int k = 0; k < dim; ++k) s += n[k] * r[k];
     const double f = (s < 0.0 ? -1.0 : 1.0) / (nn > 0.0 ? nn : 1.0);
     for (int k = 0; k < dim; ++k) n[k] *= f;
 }
@@ -188,19 +196,8 @@ static void anchor_frame(const rcc_state *st, const ct_step_ctx *c, const rcc_pa
         for (int k = 0; k < 3; ++k) R[k][k] = 1.0;
         return;
     }
-    double e[3] = {0, 0, 0}, n[3] = {0, 0, 0};
-    if (dim == 3) {
-        const int *f = c->surf->faces + 3 * (size_t)P->prim;
-        const double *a = x + 3 * (size_t)f[0], *b = x + 3 * (size_t)f[1], *q = x + 3 * (size_t)f[2];
-        const double w[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
-        for (int k = 0; k < 3; ++k) e[k] = b[k] - a[k];
-        n[0] = e[1] * w[2] - e[2] * w[1], n[1] = e[2] * w[0] - e[0] * w[2], n[2] = e[0] * w[1] - e[1] * w[0];
-    } else {
-        const int *ed = c->surf->edges + 2 * (size_t)P->prim;
-        const double *a = x + 2 * (size_t)ed[0], *b = x + 2 * (size_t)ed[1];
-        e[0] = b[0] - a[0], e[1] = b[1] - a[1];
-        n[0] = e[1], n[1] = -e[0];
-    }
+    double e[3], n[3];
+    prim_vectors(st, c, P->prim, x, e, n);
     double ne = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]), nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     if (!(ne > 0.0) || !(nn > 0.0)) { /* degenerate primitive: keep world axes */
         for (int k = 0; k < 3; ++k) R[k][k] = 1.0;
@@ -257,11 +254,10 @@ static ct_status track(rcc_state *st, const ct_step_ctx *c, const double *x, int
         double dn = 0.0;
         for (int k = 0; k < dim; ++k) dn += o->normal[k] * (xv[k] - o->point[k]);
         for (int k = 0; k < dim; ++k) P->lam[k] = xv[k] - dn * o->normal[k], P->nbar[k] = o->normal[k];
-    } else {
-        anchor_normal(st, c, v, P, x, P->nbar);
     }
     double r[3] = {0, 0, 0}, R[3][3];
     pair_offset(st, c, v, P, x, r);
+    anchor_normal(st, c, P, x, r, P->nbar);
     anchor_frame(st, c, P, x, R);
     for (int k = 0; k < dim; ++k) P->r0[k] = r[k];
     for (int i = 0; i < 3; ++i) P->r0l[i] = R[i][0] * r[0] + R[i][1] * r[1] + R[i][2] * r[2];
@@ -360,10 +356,10 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
         rcc_pair *P = st->recs[i];
         const int v = ct_pair_key_a(st->keys[i]);
         double r[3], d, u2, fn = 0.0, R[3][3];
-        anchor_normal(st, c, v, P, x, P->nbar);
+        pair_offset(st, c, v, P, x, r);
+        anchor_normal(st, c, P, x, r, P->nbar);
         anchor_frame(st, c, P, x, R);
         for (int k = 0; k < dim; ++k) P->r0[k] = R[0][k] * P->r0l[0] + R[1][k] * P->r0l[1] + R[2][k] * P->r0l[2];
-        pair_offset(st, c, v, P, x, r);
         pair_gap_slip(st, P, r, &d, &u2);
         for (int k = 0; k < dim; ++k) fn -= st->g[(size_t)dim * v + k] * P->nbar[k];
         const double area = c->surf->vert_area[v];
