@@ -46,9 +46,9 @@ ALL_CFLAGS := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -fopenmp -Ico
               -I$(SUITESPARSE_INC) $(PKG_CFLAGS) -DCT_GIT_DESCRIBE='"$(GIT_DESCRIBE)"' $(EXTRA_CFLAGS)
 LDFLAGS_ALL := -fopenmp $(LDFLAGS) $(EXTRA_LDFLAGS)
 
-CORE_SRC   := $(sort $(wildcard core/*.c))
+CORE_SRC   := $(sort $(wildcard core/*/*.c))
 MODEL_SRC  := $(sort $(wildcard models/*/*.c) models/registry.c)
-LIB_SRC    := $(filter-out core/main.c,$(CORE_SRC)) $(filter-out models/registry.c,$(MODEL_SRC)) models/registry.c
+LIB_SRC    := $(filter-out core/io/main.c,$(CORE_SRC)) $(filter-out models/registry.c,$(MODEL_SRC)) models/registry.c
 LIB_OBJ    := $(patsubst %.c,$(BUILD)/%.o,$(sort $(LIB_SRC)))
 LIB        := $(BUILD)/libcontactlab.a
 CLI        := $(BUILD)/contactlab
@@ -60,40 +60,49 @@ BENCH_BIN  := $(BUILD)/bench/ct_bench
 EXP_SRC    := $(sort $(wildcard experiments/*/*.c))
 EXP_BIN    := $(patsubst %.c,$(BUILD)/%,$(EXP_SRC))
 
-.PHONY: all test demo figures bench sanitize install clean help deps
+DEP_FILES  := $(LIB_OBJ:.o=.d) $(BUILD)/core/io/main.d $(TEST_UTIL:.o=.d) $(TEST_BIN:=.d) $(EXP_BIN:=.d) $(BENCH_BIN).d
+-include $(DEP_FILES)
+
+.PHONY: all test demo figures bench sanitize install clean help deps check-layers
 all: $(LIB) $(CLI) $(EXP_BIN)
 
 help:
-	@echo "make [all|test|demo|figures|bench|sanitize|install|clean]  (PREFIX=$(PREFIX))"
+	@echo "make [all|test|demo|figures|bench|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
 
 deps:
 	bash scripts/install-deps.sh
 
-$(BUILD)/%.o: %.c $(wildcard core/include/contactlab/*.h) $(wildcard core/*.h)
+# Header dependencies are tracked by the compiler (-MMD -MP: one .d file per object).
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(CLI): $(BUILD)/core/main.o $(LIB)
+$(CLI): $(BUILD)/core/io/main.o $(LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
 
-$(TEST_UTIL): tests/ct_test_util.c tests/ct_test_util.h
+$(TEST_UTIL): tests/ct_test_util.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests -c $< -o $@
 
-$(BUILD)/tests/%: tests/%.c $(TEST_UTIL) $(LIB) tests/ct_test_util.h
+$(BUILD)/tests/%: tests/%.c $(TEST_UTIL) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests $(LDFLAGS_ALL) -o $@ $< $(TEST_UTIL) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -Itests $(LDFLAGS_ALL) -o $@ $< $(TEST_UTIL) $(LIB) $(CHECK_LIBS) $(PKG_LIBS)
 
 $(BUILD)/experiments/%: experiments/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
 
-# Every Check suite, then the command-line tests (malformed-input corpus, end-to-end runs).
-test: all $(TEST_BIN)
+# The include layering of core/ and models/ (base < fem < contact < sim < io; models above sim).
+check-layers:
+	@python3 scripts/check_layers.py
+
+# The layering check, every Check suite, then the command-line tests (malformed-input corpus,
+# end-to-end runs).
+test: check-layers all $(TEST_BIN)
 	@CT_BUILD=$(BUILD) bash tests/run_tests.sh $(TEST_BIN)
 
 sanitize:
@@ -102,7 +111,7 @@ sanitize:
 
 $(BENCH_BIN): bench/ct_bench.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
 
 BENCH_CSV := bench/results/$(shell hostname).csv
 # Both scenes (elastic cube, contact slabs), one process per thread count; BENCH_ARGS is passed

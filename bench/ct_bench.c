@@ -255,16 +255,16 @@ static int run_case(int scene, int n, int layers, int threads, int steps, double
     double frac = (med[PH_FAC] + med[PH_SOL]) / med[PH_TOT];
     double cfrac = (med[PH_CON] + med[PH_CCD] + med[PH_MAP]) / med[PH_TOT];
     long mcand = (long)median(cand, cnt), mact = (long)median(act, cnt);
-    long nnz = (long)ct_csc_nnz(&sim->as.A);
+    long nnz = (long)ct_csc_nnz(ct_sim_newton_matrix(sim));
     long ana = ct_linsolve_analyses(sim->ls);
     if (scene == SC_ELASTIC) {
-        printf("%4d^3 %3d %8d %10ld %5d %4ld", n, threads, sim->as.nfree, nnz, iters, ana);
+        printf("%4d^3 %3d %8d %10ld %5d %4ld", n, threads, ct_sim_nfree(sim), nnz, iters, ana);
         for (int p = 0; p <= PH_TOT; ++p) printf(" %11.2f", med[p]);
         printf(" %7.1f%%\n", 100 * frac);
     } else {
         printf("%5d %3d %7d %9ld %5d %8ld %7ld %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %5.1f%% | %8.1f "
                "%8.1f | %8.2f %8.2f %7.4f %8ld | %8.1f %8.1f\n",
-               n, threads, sim->as.nfree, nnz, iters, mcand, mact, med[PH_ASM] + med[PH_PROJ], med[PH_ANA],
+               n, threads, ct_sim_nfree(sim), nnz, iters, mcand, mact, med[PH_ASM] + med[PH_PROJ], med[PH_ANA],
                med[PH_FAC], med[PH_SOL], med[PH_LS], med[PH_CON], med[PH_CCD], med[PH_MAP], med[PH_TOT],
                100 * cfrac, med[PH_BP], med[PH_PAIRS], 1e3 * ca.t_max_step, 1e3 * ca.t_bp, ca.alpha,
                ca.n_vf + ca.n_ee, 1e3 * sum_wall / (iters > 0 ? iters : 1), 1e3 * sum_contact / (iters > 0 ? iters : 1));
@@ -275,7 +275,7 @@ static int run_case(int scene, int n, int layers, int threads, int steps, double
         if (scene == SC_CONTACT && layers != 1) snprintf(sname, sizeof sname, "%s_%dlayers", scene_csv[scene], layers);
         else snprintf(sname, sizeof sname, "%s", scene_csv[scene]);
         if (scene == SC_CONTACT && g_eps_c > 0.0) strncat(sname, "_adhesion", sizeof sname - strlen(sname) - 1);
-        fprintf(csv, "%s,%s,%d,%d,%d,%ld,%d,%d,%ld", host, sname, n, threads, sim->as.nfree, nnz, steps, iters, ana);
+        fprintf(csv, "%s,%s,%d,%d,%d,%ld,%d,%d,%ld", host, sname, n, threads, ct_sim_nfree(sim), nnz, steps, iters, ana);
         for (int p = 0; p <= PH_TOT; ++p) fprintf(csv, ",%.4f", med[p]);
         fprintf(csv, ",%.4f", frac);
         if (scene == SC_CONTACT) {

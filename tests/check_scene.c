@@ -9,7 +9,7 @@
 
 #include "contactlab/ct_scene.h"
 #include "ct_test_util.h"
-#include "scene_json.h"
+#include "io/scene_json.h"
 
 #define EPS 1e-12
 #define PI 3.14159265358979323846
@@ -806,9 +806,9 @@ static int read_params(const char *text, ct_params *p, ct_diag *d, char **resolv
     json_t *o = json_loads(text, 0, NULL);
     ck_assert_ptr_nonnull(o);
     sj c;
-    sj_init(&c, "t.json", d);
-    sj_push(&c, "contact");
-    sj_read_params(&c, o, test_spec, own, p);
+    ct_sj_init(&c, "t.json", d);
+    ct_sj_push(&c, "contact");
+    ct_sj_read_params(&c, o, test_spec, own, p);
     if (resolved) *resolved = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(o);
     return c.nerr;

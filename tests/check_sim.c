@@ -12,6 +12,7 @@
 #include "contactlab/ct_scene.h"
 #include "contactlab/ct_sim.h"
 #include "ct_test_util.h"
+#include "sim/assemble.h" /* white-box: the assembly internals */
 
 static void run_steps(ct_sim *sim, int n)
 {
@@ -437,11 +438,11 @@ static void fd_embedded(int dim)
     ct_diag d;
     ct_diag_init(&d);
     ck_assert_int_eq(ct_sim_ip_hessian(sim, q, 0, &A, &d), CT_OK);
-    int nf = sim->as.nfree;
+    int nf = sim->as->nfree;
     double *df = malloc(nf * sizeof *df), *Hd = malloc(nf * sizeof *Hd), herr = 0;
     for (int trial = 0; trial < 3; ++trial) {
         memset(dir, 0, n * sizeof *dir);
-        for (int k = 0; k < nf; ++k) df[k] = dir[sim->as.free_dof[k]] = (double)rand() / RAND_MAX - 0.5;
+        for (int k = 0; k < nf; ++k) df[k] = dir[sim->as->free_dof[k]] = (double)rand() / RAND_MAX - 0.5;
         ct_csc_mult(A, 1, df, Hd);
         for (int i = 0; i < n; ++i) qp[i] = q[i] + eps * dir[i];
         ct_sim_ip_eval(sim, qp, &E, gp);
@@ -449,7 +450,7 @@ static void fd_embedded(int dim)
         ct_sim_ip_eval(sim, qp, &E, gm);
         num = den = 0;
         for (int k = 0; k < nf; ++k) {
-            int i = sim->as.free_dof[k];
+            int i = sim->as->free_dof[k];
             double fd = (gp[i] - gm[i]) / (2 * eps);
             num += (fd - Hd[k]) * (fd - Hd[k]);
             den += Hd[k] * Hd[k];
@@ -573,7 +574,6 @@ START_TEST(test_restart_continues)
 END_TEST
 
 /* ---- contact Hessian mapping: the slot cache gives bitwise the matrix of a plain sum ---- */
-#include "assemble.h"
 
 static unsigned cache_rng(unsigned *s)
 {
@@ -613,8 +613,8 @@ static void cache_values(ct_triplets *T, unsigned seed)
  * every stored entry bitwise equal, every entry of E that received something stored. */
 static void cache_check(const ct_sim *sim, const ct_csc *A, const double *base, const ct_triplets *T, double w)
 {
-    const int nf = sim->as.nfree;
-    const int *fi = sim->as.free_index;
+    const int nf = sim->as->nfree;
+    const int *fi = sim->as->free_index;
     double *E = malloc((size_t)nf * nf * sizeof *E);
     unsigned char *hit = calloc((size_t)nf * nf, 1);
     ck_assert(E && hit);
@@ -658,7 +658,7 @@ START_TEST(test_contact_slot_cache)
         ct_scene sc;
         ct_sim *sim = ct_test_make_sim(&sc, j, NULL);
         ck_assert_int_eq(sim->dofs.identity, 1);
-        ct_assembly *as = &sim->as;
+        ct_assembly *as = sim->as;
         const int nf = as->nfree;
         ct_diag d;
         ct_diag_init(&d);

@@ -25,7 +25,7 @@
  * ε = ε_a h: the force rises to its maximum μ_a λ_a at y = ε and returns to 0 at 2ε. f_t is not
  * monotone, so the potential's Hessian needs the PSD projection (ct_friction.h, the adhesion
  * profile of a tangent set).
- */
+ * layer: contact */
 #ifndef CT_ADHESION_H
 #define CT_ADHESION_H
 

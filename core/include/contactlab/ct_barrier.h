@@ -8,7 +8,7 @@
  *
  * Contact code works with s = d² (no square root where none is needed); the shape stays the one
  * in d: b_s = b'(d)/(2d), b_ss = (b''(d) - b'(d)/d)/(4d²).
- */
+ * layer: contact */
 #ifndef CT_BARRIER_H
 #define CT_BARRIER_H
 

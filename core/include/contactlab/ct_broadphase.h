@@ -8,7 +8,7 @@
  *
  * Proximity: boxes of the positions x. CCD: boxes of the segment x → x + dx (the union of
  * the start and end boxes of every primitive).
- */
+ * layer: contact */
 #ifndef CT_BROADPHASE_H
 #define CT_BROADPHASE_H
 

@@ -4,7 +4,7 @@
  * Boxes are given as n*2*dim doubles: box i is lo = boxes[2*dim*i .. +dim), hi = the next dim.
  * Overlap is closed (touching boxes overlap). Results are deterministic: independent of the
  * thread count and sorted.
- */
+ * layer: contact */
 #ifndef CT_BVH_H
 #define CT_BVH_H
 

@@ -13,7 +13,7 @@
  *   CT_CCD_PE: p, e0, e1     (dim 2 or 3)
  *   CT_CCD_PT: p, t0, t1, t2 (dim 3)
  *   CT_CCD_EE: a0, a1, b0, b1 (dim 3)
- */
+ * layer: contact */
 #ifndef CT_CCD_H
 #define CT_CCD_H
 

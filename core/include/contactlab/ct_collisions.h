@@ -21,14 +21,14 @@
  *                         vertices), which equals the max for locally convex surfaces; edge–edge
  *                         terms carry the weight d̂² (a point contact), see the README.
  * Obstacles: every surface vertex against every half-space, weight w_v.
- */
+ * layer: contact */
 #ifndef CT_COLLISIONS_H
 #define CT_COLLISIONS_H
 
 #include "ct_bvh.h"
 #include "ct_broadphase.h"
 #include "ct_mesh.h"
-#include "ct_model.h"
+#include "ct_obstacle.h"
 #include "ct_sparse.h"
 #include "ct_status.h"
 

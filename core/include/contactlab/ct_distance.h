@@ -16,7 +16,7 @@
  * not smooth, so the EE barrier is multiplied by m(c) with c = |(a1-a0)×(b1-b0)|²,
  * m(c) = -c²/ε² + 2c/ε for c < ε, 1 otherwise, ε = 1e-3·|a1r-a0r|²·|b1r-b0r|² from the
  * rest positions.
- */
+ * layer: contact */
 #ifndef CT_DISTANCE_H
 #define CT_DISTANCE_H
 

@@ -6,7 +6,7 @@
  * each Cartesian component. For an ordinary ("full") body J is the identity block; for an
  * "embedded" body each fine vertex is a barycentric combination of the vertices of the
  * coarse element that contains it (nearest element, extrapolated, if it lies outside).
- */
+ * layer: fem */
 #ifndef CT_DOFS_H
 #define CT_DOFS_H
 

@@ -14,7 +14,7 @@
  * μλ (c cᵀ) ⊗ T M Tᵀ with M = (f1/y) I + ((f1' y − f1)/y³) u uᵀ, which is PSD for λ > 0 (its
  * eigenvalues are f1' ≥ 0 and f1/y ≥ 0); terms with λ ≤ 0 (inclusion–exclusion corrections)
  * have an NSD block whose projection is zero, so their Hessian is skipped.
- */
+ * layer: contact */
 #ifndef CT_FRICTION_H
 #define CT_FRICTION_H
 

@@ -4,7 +4,7 @@
  * with one row per append. All datasets are created first, then ct_h5log_start() switches
  * the file to SWMR writing, so a run killed at any moment (even SIGKILL) leaves a file
  * that h5dump/h5py read with every row flushed so far.
- */
+ * layer: io */
 #ifndef CT_H5LOG_H
 #define CT_H5LOG_H
 

@@ -4,7 +4,7 @@
  * exactly (floating-point expansion arithmetic behind a static filter), so the answer does
  * not depend on round-off. 2D: segment–segment; 3D: segment (edge) – triangle. Touching
  * (a shared point, zero distance) counts as an intersection.
- */
+ * layer: contact */
 #ifndef CT_INTERSECT_H
 #define CT_INTERSECT_H
 

@@ -2,20 +2,21 @@
  * IPC-based model exposes in its "contact" object (ipc / ipc_adhesion, rcc_ipc): one list, so the
  * names, units, ranges and documentation cannot drift apart between models. A model's table
  * starts with CT_IPC_PARAM_SPECS (positional, in the order of the CT_IPC_P_* indices below) and
- * continues with its own entries from index CT_IPC_NPARAMS. */
+ * continues with its own entries from index CT_IPC_NPARAMS.
+ * layer: contact */
 #ifndef CT_IPC_PARAMS_H
 #define CT_IPC_PARAMS_H
 
 #include <math.h>
 
-#include "ct_model.h"
+#include "ct_params.h"
 
 enum {
     CT_IPC_P_DHAT, CT_IPC_P_KAPPA, CT_IPC_P_MU, CT_IPC_P_EPS_V, CT_IPC_P_COLSET, CT_IPC_P_EEW, CT_IPC_P_CCD_S,
     CT_IPC_P_KAPPA_SCALE, CT_IPC_P_BP_MARGIN, CT_IPC_NPARAMS
 };
 
-/* the choices of collision_set and ee_weight (core/model.c) */
+/* the choices of collision_set and ee_weight (core/contact/ipc_params.c) */
 extern const char *const ct_ipc_colset_choices[];
 extern const char *const ct_ipc_eew_choices[];
 

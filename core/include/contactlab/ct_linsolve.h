@@ -3,7 +3,7 @@
  * The symbolic analysis (fill-reducing ordering, elimination tree) is computed once and
  * reused while the sparsity pattern stays the same; the caller says when it changed.
  * Analyses and numeric factorizations are counted so runs can log them.
- */
+ * layer: base */
 #ifndef CT_LINSOLVE_H
 #define CT_LINSOLVE_H
 

@@ -3,7 +3,7 @@
  * Matrices are dim x dim, stored column-major as a flat array (F[i + dim*j] = F_ij);
  * vec(F) stacks the columns, and dPdF is the (dim*dim) x (dim*dim) matrix
  * d vec(P) / d vec(F), column-major too. 2D is plane strain (energies per unit thickness).
- */
+ * layer: fem */
 #ifndef CT_MATERIAL_H
 #define CT_MATERIAL_H
 

@@ -4,7 +4,7 @@
  * surface only (ne == 0, nsurf > 0: segments in 2D, triangles in 3D), e.g. an OBJ file
  * or a 2D polyline used as a kinematic obstacle. Indices are 0-based. Coordinates are
  * stored interleaved: X[i*dim + c].
- */
+ * layer: fem */
 #ifndef CT_MESH_H
 #define CT_MESH_H
 

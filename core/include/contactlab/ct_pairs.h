@@ -19,7 +19,7 @@
  * Determinism: the slot layout depends on the insertion/removal history and the capacity. Any
  * reduction over pairs (sums, statistics, output) must go through ct_pair_map_sorted, which
  * lists the entries in increasing key order — increasing (a, b) for ct_pair_key(a, b).
- */
+ * layer: contact */
 #ifndef CT_PAIRS_H
 #define CT_PAIRS_H
 

@@ -11,7 +11,7 @@
  * with p the total normal pressure at the pair (barrier pressure minus adhesive traction,
  * positive in compression). The parameters (C_N, C_T, η, W, r, p_0) in SI units: N/m³, N/m³,
  * J·s/m² (η divides an energy per area to give a rate), J/m², 1/(Pa·s), Pa.
- */
+ * layer: contact */
 #ifndef CT_RCC_H
 #define CT_RCC_H
 

@@ -1,4 +1,5 @@
-/* ct_run.h — running a scene to the end while logging to HDF5 (DESIGN §6). */
+/* ct_run.h — running a scene to the end while logging to HDF5 (DESIGN §6).
+ * layer: io */
 #ifndef CT_RUN_H
 #define CT_RUN_H
 

@@ -3,7 +3,7 @@
  * Parsing reports every problem it finds as "FILE: /json/path: message" into a ct_diag
  * and returns CT_EINPUT; nothing asserts on bad input. The resolved scene (defaults
  * filled in, overrides applied) is kept as JSON text for the output file.
- */
+ * layer: sim */
 #ifndef CT_SCENE_H
 #define CT_SCENE_H
 
@@ -166,6 +166,10 @@ typedef struct ct_scene {
     char *init_file;         /* resolved path; NULL: rest state and the bodies' "velocity" */
     int init_frame;          /* frame index, negative counts from the end (-1: last) */
     int init_velocity;       /* 0: zero velocities; 1: the frame's velocities (/frames/v) */
+    long init_dims[3];       /* shape of the file's /frames/x (frames, vertices, dim); 0s if not 3-D */
+    long init_frame_index;   /* the frame read (init_frame resolved) */
+    double *init_x, *init_v; /* that frame's positions and velocities (vertices x dim); init_v NULL
+                                unless init_velocity */
     int frames_every;        /* 0: no frames */
     int flush_every;         /* steps between HDF5 flushes */
     char *resolved_json;     /* the resolved scene, pretty-printed JSON */

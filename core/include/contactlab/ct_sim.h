@@ -9,7 +9,7 @@
  * by projected Newton (CHOLMOD, symbolic analysis reused) with a backtracking line search
  * whose first trial is capped by the model's max_step. The struct is public so drivers
  * and tests can look inside; change it only through the functions below.
- */
+ * layer: sim */
 #ifndef CT_SIM_H
 #define CT_SIM_H
 
@@ -20,6 +20,8 @@
 #include "ct_model.h"
 #include "ct_scene.h"
 #include "ct_sparse.h"
+
+struct ct_assembly;
 
 typedef struct ct_step_stats {
     int newton_iters;
@@ -60,36 +62,6 @@ typedef struct ct_body {
     int q_off, nq;              /* range of reduced vertices */
 } ct_body;
 
-/* Assembly of the Newton matrix on the free dofs (upper triangle). */
-typedef struct ct_assembly {
-    int ndof, nfree;
-    int *free_index;            /* ndof -> free index or -1 */
-    int *free_dof;              /* nfree -> dof */
-    ct_csc A;                   /* current pattern and values */
-    int nbase;                  /* pattern entries of mass + elasticity */
-    int *base_slot;             /* nbase -> slot in A */
-    double *base_mass;          /* nbase: M_q values */
-    int *gptr, *gsrc;           /* base entry -> sources in Hloc */
-    double *Hloc;               /* local elastic Hessians */
-    int pattern_changed;        /* since the last factorization */
-    ct_triplets tq;             /* scratch: model triplets mapped to q */
-    ct_triplets hc;             /* scratch: the model's Hessian triplets (kept across steps) */
-    int *xfree;                 /* full-space dof -> free index (-1 fixed, -2 through J); lazily built */
-    /* Slot cache of the model's Hessian triplets (assemble.c): the (row, col) sequence of the
-     * last Hc mapped through xfree alone (no triplet through J) and, per triplet, its slot in A
-     * (-1: skipped, a fixed dof or the lower triangle). Valid while cm_valid; pattern growth
-     * moves the slots along, a rebuild clears everything. cm_calls counts the Hc mapped this
-     * way, cm_hits those whose sequence equalled the recorded one (no lookups); of the others'
-     * triplets, cm_reused took the slot of an equal chunk of the recorded sequence, and the
-     * lookups of the rest needed cm_searches binary searches (counts over all calls). cm_aux:
-     * the cache's scratch (the next sequence, chunk tables; private to assemble.c). */
-    int *cm_row, *cm_col, *cm_slot;
-    size_t cm_n, cm_cap;
-    int cm_valid;
-    long cm_calls, cm_hits, cm_reused, cm_searches;
-    void *cm_aux;
-} ct_assembly;
-
 typedef struct ct_sim {
     const ct_scene *sc;
     int dim, nb;
@@ -125,7 +97,7 @@ typedef struct ct_sim {
     ct_step_ctx ctx;
     int model_ready;
     /* solver */
-    ct_assembly as;
+    struct ct_assembly *as;     /* the Newton matrix on the free dofs (private: sim/assemble.h) */
     ct_linsolve *ls;
     double *g, *p, *pq, *px, *gx, *rhs, *q_trial, *x_trial; /* work vectors */
     double t;
@@ -157,9 +129,15 @@ int ct_tune_allocator(void);
  * an arbitrary q: E and, if g != NULL, its gradient over all q dofs. For derivative tests
  * and drivers. */
 ct_status ct_sim_ip_eval(ct_sim *sim, const double *q, double *E, double *g);
-/* Its Hessian on the free dofs (upper triangle, CSC over free-dof indices sim->as.free_dof),
+/* Its Hessian on the free dofs (upper triangle, CSC over free-dof indices sim->as->free_dof),
  * PSD-projected per element when `project`; returns a pointer to the assembled matrix. */
 ct_status ct_sim_ip_hessian(ct_sim *sim, const double *q, int project, const ct_csc **A, ct_diag *diag);
+
+/* The free dofs (not Dirichlet-held) and the last assembled Newton matrix on them (upper
+ * triangle, CSC over free-dof indices). */
+int ct_sim_nfree(const ct_sim *sim);
+const int *ct_sim_free_dofs(const ct_sim *sim);
+const ct_csc *ct_sim_newton_matrix(const ct_sim *sim);
 
 /* Energies (J) at the current state. */
 double ct_sim_kinetic_energy(const ct_sim *sim);

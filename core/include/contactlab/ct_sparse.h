@@ -1,4 +1,5 @@
-/* ct_sparse.h — triplet lists and compressed sparse column matrices. */
+/* ct_sparse.h — triplet lists and compressed sparse column matrices.
+ * layer: base */
 #ifndef CT_SPARSE_H
 #define CT_SPARSE_H
 

@@ -3,7 +3,7 @@
  * Every fallible function returns a ct_status. Human-readable detail goes into a
  * ct_diag, which collects several messages (a scene with five mistakes reports all
  * five). Input errors (CT_EINPUT) map to CLI exit status 2, numerical failures to 1.
- */
+ * layer: base */
 #ifndef CT_STATUS_H
 #define CT_STATUS_H
 

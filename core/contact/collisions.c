@@ -24,7 +24,7 @@
 
 #include "contactlab/ct_distance.h"
 #include "contactlab/ct_material.h"
-#include "parallel.h"
+#include "base/parallel.h"
 
 #include <float.h>
 #include <math.h>

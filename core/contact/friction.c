@@ -3,7 +3,7 @@
 
 #include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_distance.h"
-#include "parallel.h"
+#include "base/parallel.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* dense.c — small dense kernels: determinant, cofactor, Jacobi eigensolver, rotation-variant SVD. */
-#include "dense.h"
+#include "base/dense.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* parallel.c — deterministic parallel sums (see parallel.h). */
-#include "parallel.h"
+#include "base/parallel.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* scene_json.c — strict reading helpers for the scene parser (see scene_json.h). */
-#include "scene_json.h"
+#include "io/scene_json.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sj_init(sj *c, const char *file, ct_diag *diag)
+void ct_sj_init(sj *c, const char *file, ct_diag *diag)
 {
     memset(c, 0, sizeof *c);
     c->file = file;
@@ -17,7 +17,7 @@ void sj_init(sj *c, const char *file, ct_diag *diag)
 
 /* ---------------- the path ---------------- */
 
-void sj_pointer_append(char *buf, size_t size, const char *key)
+void ct_sj_pointer_append(char *buf, size_t size, const char *key)
 {
     size_t n = strlen(buf);
     if (n + 1 >= size) return;
@@ -35,34 +35,34 @@ void sj_pointer_append(char *buf, size_t size, const char *key)
     buf[n] = '\0';
 }
 
-void sj_push(sj *c, const char *key)
+void ct_sj_push(sj *c, const char *key)
 {
     if (c->depth < SJ_MAX_DEPTH) c->mark[c->depth] = strlen(c->path);
     c->depth++;
-    sj_pointer_append(c->path, sizeof c->path, key);
+    ct_sj_pointer_append(c->path, sizeof c->path, key);
 }
 
-void sj_push_index(sj *c, size_t i)
+void ct_sj_push_index(sj *c, size_t i)
 {
     char tok[32];
     snprintf(tok, sizeof tok, "%zu", i);
-    sj_push(c, tok);
+    ct_sj_push(c, tok);
 }
 
-void sj_pop(sj *c)
+void ct_sj_pop(sj *c)
 {
     if (c->depth <= 0) return;
     c->depth--;
     if (c->depth < SJ_MAX_DEPTH) c->path[c->mark[c->depth]] = '\0';
 }
 
-const char *sj_path(const sj *c) { return c->path[0] ? c->path : "/"; }
+const char *ct_sj_path(const sj *c) { return c->path[0] ? c->path : "/"; }
 
-void sj_error(sj *c, const char *key, const char *fmt, ...)
+void ct_sj_error(sj *c, const char *key, const char *fmt, ...)
 {
     char where[1200];
     snprintf(where, sizeof where, "%s", c->path);
-    if (key) sj_pointer_append(where, sizeof where, key);
+    if (key) ct_sj_pointer_append(where, sizeof where, key);
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -72,7 +72,7 @@ void sj_error(sj *c, const char *key, const char *fmt, ...)
     ct_diag_add(c->diag, CT_EINPUT, "%s: %s: %s", c->file, where[0] ? where : "/", msg);
 }
 
-const char *sj_type_name(const json_t *v)
+const char *ct_sj_type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "object";
@@ -87,7 +87,7 @@ const char *sj_type_name(const json_t *v)
     return "unknown";
 }
 
-char *sj_strdup(sj *c, const char *s)
+char *ct_sj_strdup(sj *c, const char *s)
 {
     if (!s) return NULL;
     char *d = strdup(s);
@@ -119,7 +119,7 @@ static int in_list(const char *key, const char *const *names)
 
 /* ---------------- objects and arrays ---------------- */
 
-int sj_check_keys(sj *c, json_t *obj, const char *const *keys)
+int ct_sj_check_keys(sj *c, json_t *obj, const char *const *keys)
 {
     int bad = 0;
     const char *key;
@@ -128,7 +128,7 @@ int sj_check_keys(sj *c, json_t *obj, const char *const *keys)
         if (in_list(key, keys)) continue;
         char list[1024];
         join_names(list, sizeof list, keys);
-        sj_error(c, key, "unknown key (expected one of: %s)", list);
+        ct_sj_error(c, key, "unknown key (expected one of: %s)", list);
         bad++;
     }
     return bad;
@@ -138,11 +138,11 @@ int sj_check_keys(sj *c, json_t *obj, const char *const *keys)
 static json_t *get(sj *c, json_t *obj, const char *key, int required)
 {
     json_t *v = json_object_get(obj, key);
-    if (!v && required) sj_error(c, NULL, "missing required key \"%s\"", key);
+    if (!v && required) ct_sj_error(c, NULL, "missing required key \"%s\"", key);
     return v;
 }
 
-json_t *sj_enter(sj *c, json_t *obj, const char *key, int required, const char *const *keys)
+json_t *ct_sj_enter(sj *c, json_t *obj, const char *key, int required, const char *const *keys)
 {
     json_t *v = get(c, obj, key, required);
     if (!v) {
@@ -152,15 +152,15 @@ json_t *sj_enter(sj *c, json_t *obj, const char *key, int required, const char *
         if (c->oom) return NULL;
     }
     if (!json_is_object(v)) {
-        sj_error(c, key, "expected an object (got %s)", sj_type_name(v));
+        ct_sj_error(c, key, "expected an object (got %s)", ct_sj_type_name(v));
         return NULL;
     }
-    sj_push(c, key);
-    if (keys) sj_check_keys(c, v, keys);
+    ct_sj_push(c, key);
+    if (keys) ct_sj_check_keys(c, v, keys);
     return v;
 }
 
-json_t *sj_enter_array(sj *c, json_t *obj, const char *key, int required, size_t min_len)
+json_t *ct_sj_enter_array(sj *c, json_t *obj, const char *key, int required, size_t min_len)
 {
     json_t *v = get(c, obj, key, required);
     if (!v) {
@@ -170,28 +170,28 @@ json_t *sj_enter_array(sj *c, json_t *obj, const char *key, int required, size_t
         if (c->oom) return NULL;
     }
     if (!json_is_array(v)) {
-        sj_error(c, key, "expected an array (got %s)", sj_type_name(v));
+        ct_sj_error(c, key, "expected an array (got %s)", ct_sj_type_name(v));
         return NULL;
     }
     if (json_array_size(v) < min_len) {
-        sj_error(c, key, "expected at least %zu element%s (got %zu)", min_len, min_len == 1 ? "" : "s",
+        ct_sj_error(c, key, "expected at least %zu element%s (got %zu)", min_len, min_len == 1 ? "" : "s",
                  json_array_size(v));
         return NULL;
     }
-    sj_push(c, key);
+    ct_sj_push(c, key);
     return v;
 }
 
-json_t *sj_enter_elem(sj *c, json_t *arr, size_t i, const char *const *keys)
+json_t *ct_sj_enter_elem(sj *c, json_t *arr, size_t i, const char *const *keys)
 {
     json_t *v = json_array_get(arr, i);
-    sj_push_index(c, i);
+    ct_sj_push_index(c, i);
     if (!json_is_object(v)) {
-        sj_error(c, NULL, "expected an object (got %s)", v ? sj_type_name(v) : "nothing");
-        sj_pop(c);
+        ct_sj_error(c, NULL, "expected an object (got %s)", v ? ct_sj_type_name(v) : "nothing");
+        ct_sj_pop(c);
         return NULL;
     }
-    if (keys) sj_check_keys(c, v, keys);
+    if (keys) ct_sj_check_keys(c, v, keys);
     return v;
 }
 
@@ -202,25 +202,25 @@ static int range_ok(sj *c, const char *key, double v, sj_range r)
     int lo_bad = (r.excl & SJ_LO_EXCL) ? !(v > r.lo) : !(v >= r.lo);
     int hi_bad = (r.excl & SJ_HI_EXCL) ? !(v < r.hi) : !(v <= r.hi);
     if (lo_bad) {
-        sj_error(c, key, "must be %s %g (got %g)", (r.excl & SJ_LO_EXCL) ? ">" : ">=", r.lo, v);
+        ct_sj_error(c, key, "must be %s %g (got %g)", (r.excl & SJ_LO_EXCL) ? ">" : ">=", r.lo, v);
         return 0;
     }
     if (hi_bad) {
-        sj_error(c, key, "must be %s %g (got %g)", (r.excl & SJ_HI_EXCL) ? "<" : "<=", r.hi, v);
+        ct_sj_error(c, key, "must be %s %g (got %g)", (r.excl & SJ_HI_EXCL) ? "<" : "<=", r.hi, v);
         return 0;
     }
     return 1;
 }
 
-int sj_value_real(sj *c, const json_t *v, const char *key, sj_range r, double *out)
+int ct_sj_value_real(sj *c, const json_t *v, const char *key, sj_range r, double *out)
 {
     if (!json_is_number(v)) {
-        sj_error(c, key, "expected a number (got %s)", sj_type_name(v));
+        ct_sj_error(c, key, "expected a number (got %s)", ct_sj_type_name(v));
         return 0;
     }
     double x = json_number_value(v);
     if (!isfinite(x)) {
-        sj_error(c, key, "must be a finite number");
+        ct_sj_error(c, key, "must be a finite number");
         return 0;
     }
     if (!range_ok(c, key, x, r)) return 0;
@@ -228,7 +228,7 @@ int sj_value_real(sj *c, const json_t *v, const char *key, sj_range r, double *o
     return 1;
 }
 
-int sj_value_int(sj *c, const json_t *v, const char *key, int lo, int hi, int *out)
+int ct_sj_value_int(sj *c, const json_t *v, const char *key, int lo, int hi, int *out)
 {
     long long i;
     if (json_is_integer(v)) {
@@ -236,54 +236,54 @@ int sj_value_int(sj *c, const json_t *v, const char *key, int lo, int hi, int *o
     } else if (json_is_real(v)) {
         double x = json_real_value(v);
         if (!isfinite(x) || x != floor(x) || fabs(x) > 1e15) {
-            sj_error(c, key, "must be an integer (got %g)", x);
+            ct_sj_error(c, key, "must be an integer (got %g)", x);
             return 0;
         }
         i = (long long)x;
     } else {
-        sj_error(c, key, "expected an integer (got %s)", sj_type_name(v));
+        ct_sj_error(c, key, "expected an integer (got %s)", ct_sj_type_name(v));
         return 0;
     }
     if (i < lo) {
-        sj_error(c, key, "must be >= %d (got %lld)", lo, i);
+        ct_sj_error(c, key, "must be >= %d (got %lld)", lo, i);
         return 0;
     }
     if (i > hi) {
-        sj_error(c, key, "must be <= %d (got %lld)", hi, i);
+        ct_sj_error(c, key, "must be <= %d (got %lld)", hi, i);
         return 0;
     }
     *out = (int)i;
     return 1;
 }
 
-int sj_value_vec(sj *c, const json_t *v, const char *key, int n, sj_range r, double *out)
+int ct_sj_value_vec(sj *c, const json_t *v, const char *key, int n, sj_range r, double *out)
 {
     if (!json_is_array(v)) {
-        sj_error(c, key, "expected an array of numbers (got %s)", sj_type_name(v));
+        ct_sj_error(c, key, "expected an array of numbers (got %s)", ct_sj_type_name(v));
         return 0;
     }
     size_t len = json_array_size(v);
     if (n > 0 ? len != (size_t)n : (len < 2 || len > 3)) {
         if (n > 0)
-            sj_error(c, key, "expected %d numbers (got %zu)", n, len);
+            ct_sj_error(c, key, "expected %d numbers (got %zu)", n, len);
         else
-            sj_error(c, key, "expected 2 or 3 numbers (got %zu)", len);
+            ct_sj_error(c, key, "expected 2 or 3 numbers (got %zu)", len);
         return 0;
     }
     int ok = 1;
-    if (key) sj_push(c, key);
+    if (key) ct_sj_push(c, key);
     for (size_t i = 0; i < len; ++i) {
         char tok[32];
         snprintf(tok, sizeof tok, "%zu", i);
         double x = 0.0;
-        ok &= sj_value_real(c, json_array_get(v, i), tok, r, &x);
+        ok &= ct_sj_value_real(c, json_array_get(v, i), tok, r, &x);
         out[i] = x;
     }
-    if (key) sj_pop(c);
+    if (key) ct_sj_pop(c);
     return ok;
 }
 
-int sj_real(sj *c, json_t *obj, const char *key, int required, double def, sj_range r, double *out)
+int ct_sj_real(sj *c, json_t *obj, const char *key, int required, double def, sj_range r, double *out)
 {
     json_t *v = get(c, obj, key, required);
     if (!v) {
@@ -292,10 +292,10 @@ int sj_real(sj *c, json_t *obj, const char *key, int required, double def, sj_ra
         fill(c, obj, key, json_real(def));
         return 1;
     }
-    return sj_value_real(c, v, key, r, out);
+    return ct_sj_value_real(c, v, key, r, out);
 }
 
-int sj_int(sj *c, json_t *obj, const char *key, int required, int def, int lo, int hi, int *out)
+int ct_sj_int(sj *c, json_t *obj, const char *key, int required, int def, int lo, int hi, int *out)
 {
     json_t *v = get(c, obj, key, required);
     if (!v) {
@@ -304,10 +304,10 @@ int sj_int(sj *c, json_t *obj, const char *key, int required, int def, int lo, i
         fill(c, obj, key, json_integer(def));
         return 1;
     }
-    return sj_value_int(c, v, key, lo, hi, out);
+    return ct_sj_value_int(c, v, key, lo, hi, out);
 }
 
-int sj_bool(sj *c, json_t *obj, const char *key, int required, int def, int *out)
+int ct_sj_bool(sj *c, json_t *obj, const char *key, int required, int def, int *out)
 {
     json_t *v = get(c, obj, key, required);
     if (!v) {
@@ -317,14 +317,14 @@ int sj_bool(sj *c, json_t *obj, const char *key, int required, int def, int *out
         return 1;
     }
     if (!json_is_boolean(v)) {
-        sj_error(c, key, "expected true or false (got %s)", sj_type_name(v));
+        ct_sj_error(c, key, "expected true or false (got %s)", ct_sj_type_name(v));
         return 0;
     }
     *out = json_is_true(v);
     return 1;
 }
 
-int sj_string(sj *c, json_t *obj, const char *key, int required, const char *def, const char **out)
+int ct_sj_string(sj *c, json_t *obj, const char *key, int required, const char *def, const char **out)
 {
     json_t *v = get(c, obj, key, required);
     if (!v) {
@@ -334,18 +334,18 @@ int sj_string(sj *c, json_t *obj, const char *key, int required, const char *def
         return 1;
     }
     if (!json_is_string(v)) {
-        sj_error(c, key, "expected a string (got %s)", sj_type_name(v));
+        ct_sj_error(c, key, "expected a string (got %s)", ct_sj_type_name(v));
         return 0;
     }
     *out = json_string_value(v);
     return 1;
 }
 
-int sj_enum(sj *c, json_t *obj, const char *key, int required, const char *const *names, int def,
+int ct_sj_enum(sj *c, json_t *obj, const char *key, int required, const char *const *names, int def,
             int *out)
 {
     const char *s = NULL;
-    if (!sj_string(c, obj, key, required, required ? NULL : names[def], &s)) return 0;
+    if (!ct_sj_string(c, obj, key, required, required ? NULL : names[def], &s)) return 0;
     for (int i = 0; names[i]; ++i)
         if (strcmp(s, names[i]) == 0) {
             *out = i;
@@ -353,11 +353,11 @@ int sj_enum(sj *c, json_t *obj, const char *key, int required, const char *const
         }
     char list[512];
     join_names(list, sizeof list, names);
-    sj_error(c, key, "must be one of: %s (got \"%s\")", list, s);
+    ct_sj_error(c, key, "must be one of: %s (got \"%s\")", list, s);
     return 0;
 }
 
-int sj_vec(sj *c, json_t *obj, const char *key, int required, int n, const double *def, sj_range r,
+int ct_sj_vec(sj *c, json_t *obj, const char *key, int required, int n, const double *def, sj_range r,
            double *out)
 {
     json_t *v = get(c, obj, key, required);
@@ -371,29 +371,29 @@ int sj_vec(sj *c, json_t *obj, const char *key, int required, int n, const doubl
         fill(c, obj, key, a);
         return 1;
     }
-    return sj_value_vec(c, v, key, n, r, out);
+    return ct_sj_value_vec(c, v, key, n, r, out);
 }
 
-int sj_ivec(sj *c, json_t *obj, const char *key, int required, int n, int lo, int *out)
+int ct_sj_ivec(sj *c, json_t *obj, const char *key, int required, int n, int lo, int *out)
 {
     json_t *v = get(c, obj, key, required);
     if (!v) return !required; /* no optional integer vectors with defaults so far */
     if (!json_is_array(v)) {
-        sj_error(c, key, "expected an array of integers (got %s)", sj_type_name(v));
+        ct_sj_error(c, key, "expected an array of integers (got %s)", ct_sj_type_name(v));
         return 0;
     }
     if (json_array_size(v) != (size_t)n) {
-        sj_error(c, key, "expected %d integers (got %zu)", n, json_array_size(v));
+        ct_sj_error(c, key, "expected %d integers (got %zu)", n, json_array_size(v));
         return 0;
     }
     int ok = 1;
-    sj_push(c, key);
+    ct_sj_push(c, key);
     for (int i = 0; i < n; ++i) {
         char tok[32];
         snprintf(tok, sizeof tok, "%d", i);
-        ok &= sj_value_int(c, json_array_get(v, (size_t)i), tok, lo, INT_MAX, &out[i]);
+        ok &= ct_sj_value_int(c, json_array_get(v, (size_t)i), tok, lo, INT_MAX, &out[i]);
     }
-    sj_pop(c);
+    ct_sj_pop(c);
     return ok;
 }
 
@@ -412,13 +412,13 @@ static int read_param(sj *c, const ct_param_spec *s, const json_t *v, double *va
     case CT_PARAM_REAL:
     case CT_PARAM_INT: {
         if (!json_is_number(v)) {
-            sj_error(c, s->name, "expected a number%s (got %s)", or_auto, sj_type_name(v));
+            ct_sj_error(c, s->name, "expected a number%s (got %s)", or_auto, ct_sj_type_name(v));
             return 0;
         }
         double x = json_number_value(v);
         char msg[256];
         if (ct_param_check(s, x, msg, sizeof msg) != 0) {
-            sj_error(c, s->name, "%s", msg);
+            ct_sj_error(c, s->name, "%s", msg);
             return 0;
         }
         *val = x;
@@ -426,7 +426,7 @@ static int read_param(sj *c, const ct_param_spec *s, const json_t *v, double *va
     }
     case CT_PARAM_BOOL:
         if (!json_is_boolean(v)) {
-            sj_error(c, s->name, "expected true or false%s (got %s)", or_auto, sj_type_name(v));
+            ct_sj_error(c, s->name, "expected true or false%s (got %s)", or_auto, ct_sj_type_name(v));
             return 0;
         }
         *val = json_is_true(v) ? 1.0 : 0.0;
@@ -440,9 +440,9 @@ static int read_param(sj *c, const ct_param_spec *s, const json_t *v, double *va
                     *val = i;
                     return 1;
                 }
-            sj_error(c, s->name, "must be one of: %s%s (got \"%s\")", list, or_auto, json_string_value(v));
+            ct_sj_error(c, s->name, "must be one of: %s%s (got \"%s\")", list, or_auto, json_string_value(v));
         } else {
-            sj_error(c, s->name, "expected a string, one of: %s%s (got %s)", list, or_auto, sj_type_name(v));
+            ct_sj_error(c, s->name, "expected a string, one of: %s%s (got %s)", list, or_auto, ct_sj_type_name(v));
         }
         return 0;
     }
@@ -468,7 +468,7 @@ static json_t *param_default_json(const ct_param_spec *s)
     return json_null();
 }
 
-void sj_read_params(sj *c, json_t *obj, const ct_param_spec *spec, const char *const *extra_keys,
+void ct_sj_read_params(sj *c, json_t *obj, const ct_param_spec *spec, const char *const *extra_keys,
                     ct_params *out)
 {
     if (ct_params_init_defaults(out, spec) != CT_OK) {
@@ -487,7 +487,7 @@ void sj_read_params(sj *c, json_t *obj, const ct_param_spec *spec, const char *c
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", extra_keys[i]);
         for (int i = 0; i < out->n && n < sizeof list; ++i)
             n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", spec[i].name);
-        sj_error(c, key, "unknown key (expected one of: %s)", list);
+        ct_sj_error(c, key, "unknown key (expected one of: %s)", list);
     }
     for (int i = 0; i < out->n; ++i) {
         const ct_param_spec *s = &spec[i];
@@ -534,7 +534,7 @@ static int digits_needed(const json_t *v)
     return p;
 }
 
-char *sj_dump(const json_t *root)
+char *ct_sj_dump(const json_t *root)
 {
     return json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(digits_needed(root)));
 }
@@ -549,7 +549,7 @@ static int all_digits(const char *s)
     return 1;
 }
 
-int sj_apply_override(json_t *root, const char *ov, ct_diag *diag)
+int ct_sj_apply_override(json_t *root, const char *ov, ct_diag *diag)
 {
     const char *eq = strchr(ov, '=');
     if (!eq || eq == ov) {
@@ -592,7 +592,7 @@ int sj_apply_override(json_t *root, const char *ov, ct_diag *diag)
         int last = dot == NULL;
         char parent[1024];
         snprintf(parent, sizeof parent, "%s", where[0] ? where : "/");
-        sj_pointer_append(where, sizeof where, tok);
+        ct_sj_pointer_append(where, sizeof where, tok);
         if (json_is_object(node)) {
             json_t *child = json_object_get(node, tok);
             if (last) {
@@ -625,7 +625,7 @@ int sj_apply_override(json_t *root, const char *ov, ct_diag *diag)
             node = json_array_get(node, idx);
         } else {
             ct_diag_add(diag, CT_EINPUT, "--set %s: %s: no such element (%s is a %s, not an object or array)",
-                        ov, where, parent, sj_type_name(node));
+                        ov, where, parent, ct_sj_type_name(node));
             rc = -1;
             break;
         }

@@ -15,7 +15,7 @@
  */
 #include "contactlab/ct_material.h"
 
-#include "dense.h"
+#include "base/dense.h"
 
 #include <lapacke.h>
 #include <math.h>

@@ -6,6 +6,7 @@
  * one per JSON object type; bodies and obstacles are in scene_body.c.
  */
 #include "contactlab/ct_scene.h"
+#include "contactlab/ct_h5log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scene_body.h"
-#include "scene_json.h"
+#include "io/scene_body.h"
+#include "io/scene_json.h"
 
 static const char *const components2[] = {"x", "y", "all", "norm", NULL};
 static const char *const components3[] = {"x", "y", "z", "all", "norm", NULL};
@@ -37,31 +38,31 @@ static void read_pair(sj *c, json_t *o, const ct_scene *sc, int pair[2])
 {
     json_t *a = json_object_get(o, "pair");
     if (!a) {
-        sj_error(c, NULL, "missing required key \"pair\"");
+        ct_sj_error(c, NULL, "missing required key \"pair\"");
         return;
     }
     if (!json_is_array(a) || json_array_size(a) != 2) {
-        sj_error(c, "pair", "expected an array of two body or obstacle names");
+        ct_sj_error(c, "pair", "expected an array of two body or obstacle names");
         return;
     }
-    sj_push(c, "pair");
+    ct_sj_push(c, "pair");
     int ok = 1;
     for (size_t k = 0; k < 2; ++k) {
         json_t *v = json_array_get(a, k);
         char tok[24];
         snprintf(tok, sizeof tok, "%zu", k);
         if (!json_is_string(v)) {
-            sj_error(c, tok, "expected a body or obstacle name (got %s)", sj_type_name(v));
+            ct_sj_error(c, tok, "expected a body or obstacle name (got %s)", ct_sj_type_name(v));
             ok = 0;
         } else if ((pair[k] = ct_scene_participant(sc, json_string_value(v))) < 0) {
-            sj_error(c, tok, "no body or obstacle named \"%s\"", json_string_value(v));
+            ct_sj_error(c, tok, "no body or obstacle named \"%s\"", json_string_value(v));
             ok = 0;
         }
     }
-    if (ok && pair[0] == pair[1]) sj_error(c, NULL, "the two participants must differ");
+    if (ok && pair[0] == pair[1]) ct_sj_error(c, NULL, "the two participants must differ");
     else if (ok && pair[0] >= sc->nbodies && pair[1] >= sc->nbodies)
-        sj_error(c, NULL, "at least one participant must be a body (obstacles do not interact)");
-    sj_pop(c);
+        ct_sj_error(c, NULL, "at least one participant must be a body (obstacles do not interact)");
+    ct_sj_pop(c);
 }
 
 static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
@@ -77,46 +78,46 @@ static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
     static const char *const energies[] = {"kinetic", "elastic", "gravity", "external", "contact", "total", NULL};
     ct_probe_spec *p = &sc->probes[i];
     const char *name;
-    if (sj_string(c, o, "name", SJ_REQUIRED, NULL, &name)) {
+    if (ct_sj_string(c, o, "name", SJ_REQUIRED, NULL, &name)) {
         if (!valid_probe_name(name))
-            sj_error(c, "name", "must be a non-empty name of letters, digits, '_', '.', '-' (got \"%s\")", name);
+            ct_sj_error(c, "name", "must be a non-empty name of letters, digits, '_', '.', '-' (got \"%s\")", name);
         for (int k = 0; k < i; ++k)
             if (sc->probes[k].name && strcmp(sc->probes[k].name, name) == 0) {
-                sj_error(c, "name", "duplicate probe name \"%s\" (also at /probes/%d/name)", name, k);
+                ct_sj_error(c, "name", "duplicate probe name \"%s\" (also at /probes/%d/name)", name, k);
                 break;
             }
-        p->name = sj_strdup(c, name);
+        p->name = ct_sj_strdup(c, name);
     }
     int q = 0;
-    if (!sj_enum(c, o, "quantity", SJ_REQUIRED, quantities, 0, &q)) return;
+    if (!ct_sj_enum(c, o, "quantity", SJ_REQUIRED, quantities, 0, &q)) return;
     p->kind = kinds[q];
     p->component = CT_COMPONENT_ALL;
     if (p->kind == CT_PROBE_ENERGY) {
         int e = 0;
-        sj_check_keys(c, o, energy_keys);
-        if (sj_enum(c, o, "energy", SJ_REQUIRED, energies, 0, &e)) p->energy = (ct_energy_kind)e;
+        ct_sj_check_keys(c, o, energy_keys);
+        if (ct_sj_enum(c, o, "energy", SJ_REQUIRED, energies, 0, &e)) p->energy = (ct_energy_kind)e;
         return;
     }
     if (p->kind == CT_PROBE_FORCE) {
-        sj_check_keys(c, o, force_keys);
+        ct_sj_check_keys(c, o, force_keys);
         const char *cat;
-        if (sj_string(c, o, "category", SJ_REQUIRED, NULL, &cat) &&
+        if (ct_sj_string(c, o, "category", SJ_REQUIRED, NULL, &cat) &&
             ct_force_category_from_name(cat, &p->category) != 0) {
             char list[256] = "";
             size_t n = 0;
             for (int k = 0; k < CT_FORCE_NCAT && n < sizeof list; ++k)
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "",
                                       ct_force_category_name((ct_force_category)k));
-            sj_error(c, "category", "must be one of: %s (got \"%s\")", list, cat);
+            ct_sj_error(c, "category", "must be one of: %s (got \"%s\")", list, cat);
         }
         read_pair(c, o, sc, p->pair);
     } else {
-        sj_check_keys(c, o, select_keys);
-        scene_read_selector(c, o, "select", sc, -1, &p->sel);
+        ct_sj_check_keys(c, o, select_keys);
+        ct_scene_read_selector(c, o, "select", sc, -1, &p->sel);
     }
     int comp = 0;
     const char *const *names = sc->dim == 2 ? components2 : components3;
-    if (sj_enum(c, o, "component", SJ_OPTIONAL, names, sc->dim == 2 ? 2 : 3, &comp)) {
+    if (ct_sj_enum(c, o, "component", SJ_OPTIONAL, names, sc->dim == 2 ? 2 : 3, &comp)) {
         const char *s = names[comp];
         p->component = strcmp(s, "all") == 0 ? CT_COMPONENT_ALL : strcmp(s, "norm") == 0 ? CT_COMPONENT_NORM : comp;
     }
@@ -124,22 +125,22 @@ static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
 
 static void read_probes(sj *c, json_t *root, ct_scene *sc)
 {
-    json_t *a = sj_enter_array(c, root, "probes", SJ_OPTIONAL, 0);
+    json_t *a = ct_sj_enter_array(c, root, "probes", SJ_OPTIONAL, 0);
     if (!a) return;
     size_t n = json_array_size(a);
     if (!(sc->probes = calloc(n + 1, sizeof *sc->probes))) {
         c->oom = 1;
-        sj_pop(c);
+        ct_sj_pop(c);
         return;
     }
     sc->nprobes = (int)n;
     for (size_t i = 0; i < n; ++i) {
-        json_t *o = sj_enter_elem(c, a, i, NULL); /* keys depend on the quantity */
+        json_t *o = ct_sj_enter_elem(c, a, i, NULL); /* keys depend on the quantity */
         if (!o) continue;
         read_probe(c, o, sc, (int)i);
-        sj_pop(c);
+        ct_sj_pop(c);
     }
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 /* ---------------- top level ---------------- */
@@ -148,71 +149,71 @@ static void read_time(sj *c, json_t *root, ct_scene *sc)
 {
     static const char *const keys[] = {"dt", "duration", "integrator", NULL};
     static const char *const integrators[] = {"implicit_euler", "static", NULL};
-    json_t *t = sj_enter(c, root, "time", SJ_REQUIRED, keys);
+    json_t *t = ct_sj_enter(c, root, "time", SJ_REQUIRED, keys);
     if (!t) return;
-    int dt_ok = sj_real(c, t, "dt", SJ_REQUIRED, 0, SJ_GT(0), &sc->dt);
-    if (sj_real(c, t, "duration", SJ_REQUIRED, 0, SJ_GT(0), &sc->duration) && dt_ok && sc->duration < sc->dt)
-        sj_error(c, "duration", "must be >= dt (got %g < %g)", sc->duration, sc->dt);
+    int dt_ok = ct_sj_real(c, t, "dt", SJ_REQUIRED, 0, SJ_GT(0), &sc->dt);
+    if (ct_sj_real(c, t, "duration", SJ_REQUIRED, 0, SJ_GT(0), &sc->duration) && dt_ok && sc->duration < sc->dt)
+        ct_sj_error(c, "duration", "must be >= dt (got %g < %g)", sc->duration, sc->dt);
     int integ = 0;
-    sj_enum(c, t, "integrator", SJ_OPTIONAL, integrators, 0, &integ);
+    ct_sj_enum(c, t, "integrator", SJ_OPTIONAL, integrators, 0, &integ);
     sc->integrator = (ct_integrator)integ;
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
 {
     static const char *const keys[] = {"newton_tol", "max_newton_iters", "friction_iters", "friction_tol",
                                        "threads", "project_psd", "max_line_search", "verify", NULL};
-    json_t *o = sj_enter(c, root, "solver", SJ_OPTIONAL, keys);
+    json_t *o = ct_sj_enter(c, root, "solver", SJ_OPTIONAL, keys);
     if (!o) return;
-    sj_real(c, o, "newton_tol", SJ_OPTIONAL, 1e-2, SJ_GT(0), &s->newton_tol);
-    sj_int(c, o, "max_newton_iters", SJ_OPTIONAL, 200, 1, INT_MAX, &s->max_newton_iters);
-    if (sj_int(c, o, "friction_iters", SJ_OPTIONAL, 1, -1, INT_MAX, &s->friction_iters) && s->friction_iters == 0)
-        sj_error(c, "friction_iters", "must be -1 (until converged) or >= 1 (got 0)");
-    sj_real(c, o, "friction_tol", SJ_OPTIONAL, 1e-4, SJ_GT(0), &s->friction_tol);
-    sj_int(c, o, "threads", SJ_OPTIONAL, 0, 0, INT_MAX, &s->threads);
-    sj_bool(c, o, "project_psd", SJ_OPTIONAL, 1, &s->project_psd);
-    sj_int(c, o, "max_line_search", SJ_OPTIONAL, 40, 1, INT_MAX, &s->max_line_search);
-    sj_bool(c, o, "verify", SJ_OPTIONAL, 1, &s->verify);
-    sj_pop(c);
+    ct_sj_real(c, o, "newton_tol", SJ_OPTIONAL, 1e-2, SJ_GT(0), &s->newton_tol);
+    ct_sj_int(c, o, "max_newton_iters", SJ_OPTIONAL, 200, 1, INT_MAX, &s->max_newton_iters);
+    if (ct_sj_int(c, o, "friction_iters", SJ_OPTIONAL, 1, -1, INT_MAX, &s->friction_iters) && s->friction_iters == 0)
+        ct_sj_error(c, "friction_iters", "must be -1 (until converged) or >= 1 (got 0)");
+    ct_sj_real(c, o, "friction_tol", SJ_OPTIONAL, 1e-4, SJ_GT(0), &s->friction_tol);
+    ct_sj_int(c, o, "threads", SJ_OPTIONAL, 0, 0, INT_MAX, &s->threads);
+    ct_sj_bool(c, o, "project_psd", SJ_OPTIONAL, 1, &s->project_psd);
+    ct_sj_int(c, o, "max_line_search", SJ_OPTIONAL, 40, 1, INT_MAX, &s->max_line_search);
+    ct_sj_bool(c, o, "verify", SJ_OPTIONAL, 1, &s->verify);
+    ct_sj_pop(c);
 }
 
 static void read_contact(sj *c, json_t *root, ct_scene *sc)
 {
     static const char *const own_keys[] = {"model", NULL};
-    json_t *o = sj_enter(c, root, "contact", SJ_OPTIONAL, NULL); /* keys: the model's parameters */
+    json_t *o = ct_sj_enter(c, root, "contact", SJ_OPTIONAL, NULL); /* keys: the model's parameters */
     if (!o) return;
     const char *name;
-    if (sj_string(c, o, "model", SJ_OPTIONAL, "none", &name)) {
+    if (ct_sj_string(c, o, "model", SJ_OPTIONAL, "none", &name)) {
         const ct_model_type *m = ct_model_find(name);
         if (!m) {
             char list[512] = "";
             size_t n = 0;
             for (int k = 0; ct_model_registry[k] && n < sizeof list; ++k)
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", ct_model_registry[k]->name);
-            sj_error(c, "model", "unknown contact model \"%s\" (registered: %s)", name, list);
+            ct_sj_error(c, "model", "unknown contact model \"%s\" (registered: %s)", name, list);
         } else {
             sc->model = m;
-            sc->model_name = sj_strdup(c, m->name);
-            sj_read_params(c, o, m->params, own_keys, &sc->params);
+            sc->model_name = ct_sj_strdup(c, m->name);
+            ct_sj_read_params(c, o, m->params, own_keys, &sc->params);
         }
     }
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 static void read_output(sj *c, json_t *root, ct_scene *sc)
 {
     static const char *const keys[] = {"file", "frames_every", "flush_every", NULL};
-    json_t *o = sj_enter(c, root, "output", SJ_OPTIONAL, keys);
+    json_t *o = ct_sj_enter(c, root, "output", SJ_OPTIONAL, keys);
     if (!o) return;
     const char *file = NULL;
-    if (sj_string(c, o, "file", SJ_OPTIONAL, NULL, &file) && file) {
-        if (!file[0]) sj_error(c, "file", "must not be empty");
-        sc->output_file = sj_strdup(c, file);
+    if (ct_sj_string(c, o, "file", SJ_OPTIONAL, NULL, &file) && file) {
+        if (!file[0]) ct_sj_error(c, "file", "must not be empty");
+        sc->output_file = ct_sj_strdup(c, file);
     }
-    sj_int(c, o, "frames_every", SJ_OPTIONAL, 10, 0, INT_MAX, &sc->frames_every);
-    sj_int(c, o, "flush_every", SJ_OPTIONAL, 10, 1, INT_MAX, &sc->flush_every);
-    sj_pop(c);
+    ct_sj_int(c, o, "frames_every", SJ_OPTIONAL, 10, 0, INT_MAX, &sc->frames_every);
+    ct_sj_int(c, o, "flush_every", SJ_OPTIONAL, 10, 1, INT_MAX, &sc->flush_every);
+    ct_sj_pop(c);
 }
 
 static void read_initial_state(sj *c, json_t *root, ct_scene *sc)
@@ -220,20 +221,74 @@ static void read_initial_state(sj *c, json_t *root, ct_scene *sc)
     static const char *const keys[] = {"file", "frame", "velocity", NULL};
     static const char *const velocities[] = {"zero", "frame", NULL};
     if (!json_object_get(root, "initial_state")) return; /* absent: the rest state (no default filled in) */
-    json_t *o = sj_enter(c, root, "initial_state", SJ_OPTIONAL, keys);
+    json_t *o = ct_sj_enter(c, root, "initial_state", SJ_OPTIONAL, keys);
     if (!o) return;
     const char *file = NULL;
-    if (sj_string(c, o, "file", SJ_REQUIRED, NULL, &file) && file) {
+    if (ct_sj_string(c, o, "file", SJ_REQUIRED, NULL, &file) && file) {
         if (!file[0])
-            sj_error(c, "file", "must not be empty");
-        else if (!(sc->init_file = scene_join_path(sc->dir, file)))
+            ct_sj_error(c, "file", "must not be empty");
+        else if (!(sc->init_file = ct_scene_join_path(sc->dir, file)))
             c->oom = 1;
         else if (access(sc->init_file, R_OK) != 0)
-            sj_error(c, "file", "cannot open \"%s\": %s", sc->init_file, strerror(errno));
+            ct_sj_error(c, "file", "cannot open \"%s\": %s", sc->init_file, strerror(errno));
     }
-    sj_int(c, o, "frame", SJ_OPTIONAL, -1, INT_MIN, INT_MAX, &sc->init_frame);
-    sj_enum(c, o, "velocity", SJ_OPTIONAL, velocities, 0, &sc->init_velocity);
-    sj_pop(c);
+    ct_sj_int(c, o, "frame", SJ_OPTIONAL, -1, INT_MIN, INT_MAX, &sc->init_frame);
+    ct_sj_enum(c, o, "velocity", SJ_OPTIONAL, velocities, 0, &sc->init_velocity);
+    ct_sj_pop(c);
+}
+
+/* The frame "initial_state" names, read from the earlier run's file: /frames/x (and /frames/v)
+ * of that frame into sc->init_x (sc->init_v). Whether it fits this scene's vertices is checked
+ * when the simulator is built (ct_sim_create). */
+static ct_status read_initial_frame(ct_scene *sc, ct_diag *diag)
+{
+    const char *file = sc->init_file;
+    double *X = NULL, *V = NULL;
+    int rank = 0;
+    size_t dims[4] = {0, 0, 0, 0};
+    ct_diag sub;
+    ct_diag_init(&sub);
+    ct_status st = ct_h5_read(file, "/frames/x", &X, &rank, dims, &sub);
+    ct_diag_free(&sub);
+    if (st != CT_OK) {
+        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/file: \"%s\" has no readable /frames/x (run the "
+                         "earlier scene with output.frames_every > 0)", sc->path, file);
+        goto done;
+    }
+    sc->init_dims[0] = rank == 3 ? (long)dims[0] : 0;
+    sc->init_dims[1] = rank == 3 ? (long)dims[1] : 0;
+    sc->init_dims[2] = rank == 3 ? (long)dims[2] : 0;
+    if (rank != 3 || dims[0] == 0) return CT_OK; /* ct_sim_create names the mismatch */
+    long nf = (long)dims[0], f = sc->init_frame < 0 ? nf + sc->init_frame : sc->init_frame;
+    size_t frame = dims[1] * dims[2];
+    if (f < 0 || f >= nf) {
+        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/frame: %d is out of range (\"%s\" has %ld frames)",
+                         sc->path, sc->init_frame, file, nf);
+        goto done;
+    }
+    if (sc->init_velocity) {
+        size_t vd[4] = {0, 0, 0, 0};
+        int vr = 0;
+        ct_diag_init(&sub);
+        st = ct_h5_read(file, "/frames/v", &V, &vr, vd, &sub);
+        ct_diag_free(&sub);
+        if (st != CT_OK || vr != 3 || vd[0] != dims[0] || vd[1] != dims[1] || vd[2] != dims[2]) {
+            st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/velocity: \"%s\" has no /frames/v matching "
+                             "/frames/x", sc->path, file);
+            goto done;
+        }
+    }
+    sc->init_frame_index = f;
+    if (!(sc->init_x = malloc(frame * sizeof *sc->init_x)) || (V && !(sc->init_v = malloc(frame * sizeof *sc->init_v)))) {
+        st = CT_ENOMEM;
+        goto done;
+    }
+    memcpy(sc->init_x, X + (size_t)f * frame, frame * sizeof *X);
+    if (V) memcpy(sc->init_v, V + (size_t)f * frame, frame * sizeof *V);
+done:
+    free(X);
+    free(V);
+    return st;
 }
 
 static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_name)
@@ -241,31 +296,31 @@ static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_na
     static const char *const keys[] = {"name", "dim", "time", "gravity", "solver", "contact", "bodies",
                                        "obstacles", "probes", "output", "initial_state", NULL};
     if (!json_is_object(root)) {
-        sj_error(c, NULL, "expected an object (got %s)", sj_type_name(root));
+        ct_sj_error(c, NULL, "expected an object (got %s)", ct_sj_type_name(root));
         return;
     }
-    sj_check_keys(c, root, keys);
+    ct_sj_check_keys(c, root, keys);
     const char *name;
-    if (sj_string(c, root, "name", SJ_OPTIONAL, default_name, &name)) {
+    if (ct_sj_string(c, root, "name", SJ_OPTIONAL, default_name, &name)) {
         if (!name[0] || strchr(name, '/'))
-            sj_error(c, "name", "must be a non-empty name without '/' (got \"%s\")", name);
-        sc->name = sj_strdup(c, name);
+            ct_sj_error(c, "name", "must be a non-empty name without '/' (got \"%s\")", name);
+        sc->name = ct_sj_strdup(c, name);
     }
     int dim = 0;
-    if (sj_int(c, root, "dim", SJ_REQUIRED, 0, INT_MIN, INT_MAX, &dim)) {
+    if (ct_sj_int(c, root, "dim", SJ_REQUIRED, 0, INT_MIN, INT_MAX, &dim)) {
         if (dim == 2 || dim == 3)
             sc->dim = dim;
         else
-            sj_error(c, "dim", "must be 2 or 3 (got %d)", dim);
+            ct_sj_error(c, "dim", "must be 2 or 3 (got %d)", dim);
     }
     /* with a bad dim, vectors are checked for 2 or 3 components only */
     read_time(c, root, sc);
-    sj_vec(c, root, "gravity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, sc->gravity);
+    ct_sj_vec(c, root, "gravity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, sc->gravity);
     read_solver(c, root, &sc->solver);
     read_contact(c, root, sc);
-    scene_read_bodies(c, root, sc);
-    scene_read_obstacles(c, root, sc);
-    scene_check_participant_names(c, sc);
+    ct_scene_read_bodies(c, root, sc);
+    ct_scene_read_obstacles(c, root, sc);
+    ct_scene_check_participant_names(c, sc);
     read_probes(c, root, sc);
     read_output(c, root, sc);
     read_initial_state(c, root, sc);
@@ -313,6 +368,8 @@ void ct_scene_free(ct_scene *sc)
     free(sc->model_name);
     free(sc->output_file);
     free(sc->init_file);
+    free(sc->init_x);
+    free(sc->init_v);
     free(sc->resolved_json);
     ct_scene_init(sc);
 }
@@ -344,11 +401,11 @@ static ct_status parse_buffer(ct_scene *sc, const char *text, size_t len, const 
     int bad_overrides = 0;
     for (int i = 0; i < noverrides; ++i) {
         if (!json_is_object(root)) break;
-        if (overrides[i] && sj_apply_override(root, overrides[i], diag) != 0) bad_overrides++;
+        if (overrides[i] && ct_sj_apply_override(root, overrides[i], diag) != 0) bad_overrides++;
     }
 
     sj c;
-    sj_init(&c, sc->path, diag);
+    ct_sj_init(&c, sc->path, diag);
     char *default_name = default_scene_name(sc->path);
     if (!default_name) c.oom = 1;
     else read_scene(&c, root, sc, default_name);
@@ -358,10 +415,11 @@ static ct_status parse_buffer(ct_scene *sc, const char *text, size_t len, const 
     if (c.oom) st = ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", sc->path);
     else if (c.nerr || bad_overrides) st = CT_EINPUT;
     if (st == CT_OK) {
-        sc->resolved_json = sj_dump(root);
+        sc->resolved_json = ct_sj_dump(root);
         if (!sc->resolved_json) st = ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", sc->path);
     }
     json_decref(root);
+    if (st == CT_OK && sc->init_file) st = read_initial_frame(sc, diag);
     return st;
 }
 

@@ -16,7 +16,7 @@
  * take their slots, and only the others are looked up, mostly by verified predictions from the
  * block structure of the terms (lookup_range). Other triplets take the general path
  * (map_contact: lookups per triplet, through J). Both add the same values in the same order. */
-#include "assemble.h"
+#include "sim/assemble.h"
 
 #include <omp.h>
 #include <limits.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assemble.h"
+#include "sim/assemble.h"
 #include "contactlab/ct_intersect.h"
 
 static int is_static(const ct_sim *s) { return s->sc->integrator == CT_INTEGRATOR_STATIC; }
@@ -126,7 +126,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     memset(S, 0, sizeof *S);
     S->ccd_alpha_min = 1.0;
     S->min_distance = INFINITY;
-    ct_assembly *as = &s->as;
+    ct_assembly *as = s->as;
     ct_triplets *Hc = &as->hc; /* kept across steps: its pages stay mapped */
     ct_status st = CT_OK;
 
@@ -339,10 +339,10 @@ ct_status ct_sim_ip_hessian(ct_sim *s, const double *q, int project, const ct_cs
     if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, x, &Hc);
     double w = pot_weight(s);
     if (st == CT_OK)
-        st = ct_assembly_fill(&s->as, s, q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, project, NULL, NULL, diag);
+        st = ct_assembly_fill(s->as, s, q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, project, NULL, NULL, diag);
     ct_triplets_free(&Hc);
     free(x);
-    *A = &s->as.A;
+    *A = &s->as->A;
     return st;
 }
 

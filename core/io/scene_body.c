@@ -1,7 +1,7 @@
 /* scene_body.c — the body half of the scene schema (DESIGN §5): selectors, mesh specs,
  * scripted motion, loads, materials, bodies and obstacles. scene.c reads the rest
  * (time, solver, contact, probes, output) and owns the entry points. */
-#include "scene_body.h"
+#include "io/scene_body.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -38,10 +38,10 @@ static int read_direction(sj *c, json_t *obj, const char *key, int required, int
                           double out[3])
 {
     double v[3] = {0, 0, 0};
-    if (!sj_vec(c, obj, key, required, n, def, SJ_ANY, v)) return 0;
+    if (!ct_sj_vec(c, obj, key, required, n, def, SJ_ANY, v)) return 0;
     double len = norm3(v);
     if (!(len > 0.0)) {
-        sj_error(c, key, "must be a nonzero vector");
+        ct_sj_error(c, key, "must be a nonzero vector");
         return 0;
     }
     for (int i = 0; i < 3; ++i) out[i] = v[i] / len;
@@ -59,7 +59,7 @@ static int find_body(const ct_scene *sc, const char *name)
 
 /* SELECTOR at obj[key]. Inside body `body` (>= 0) it defaults to "all"; a probe selector
  * (body < 0) is required and must name its body ("body": name or "all"). */
-int scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *sc, int body,
+int ct_scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *sc, int body,
                         ct_selector *sel)
 {
     static const char *const body_keys[] = {"side", "tol", "box", "indices", NULL};
@@ -71,34 +71,34 @@ int scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *sc,
 
     json_t *v = json_object_get(obj, key);
     if (!v && probe) {
-        sj_error(c, NULL, "missing required key \"%s\"", key);
+        ct_sj_error(c, NULL, "missing required key \"%s\"", key);
         return 0;
     }
     if (!v) {
         const char *s;
-        return sj_string(c, obj, key, SJ_OPTIONAL, "all", &s);
+        return ct_sj_string(c, obj, key, SJ_OPTIONAL, "all", &s);
     }
     if (json_is_string(v) && !probe) {
         if (strcmp(json_string_value(v), "all") == 0) return 1;
-        sj_error(c, key, "expected \"all\" or an object with one of: side, box, indices (got \"%s\")",
+        ct_sj_error(c, key, "expected \"all\" or an object with one of: side, box, indices (got \"%s\")",
                  json_string_value(v));
         return 0;
     }
     if (!json_is_object(v)) {
-        sj_error(c, key, "expected %s (got %s)",
-                 probe ? "an object with \"body\"" : "\"all\" or an object", sj_type_name(v));
+        ct_sj_error(c, key, "expected %s (got %s)",
+                 probe ? "an object with \"body\"" : "\"all\" or an object", ct_sj_type_name(v));
         return 0;
     }
 
-    sj_push(c, key);
-    int ok = sj_check_keys(c, v, probe ? probe_keys : body_keys) == 0;
+    ct_sj_push(c, key);
+    int ok = ct_sj_check_keys(c, v, probe ? probe_keys : body_keys) == 0;
     if (probe) {
         const char *name;
-        if (sj_string(c, v, "body", SJ_REQUIRED, NULL, &name)) {
+        if (ct_sj_string(c, v, "body", SJ_REQUIRED, NULL, &name)) {
             if (strcmp(name, "all") == 0) {
                 sel->body = -1;
             } else if ((sel->body = find_body(sc, name)) < 0) {
-                sj_error(c, "body", "no body named \"%s\"", name);
+                ct_sj_error(c, "body", "no body named \"%s\"", name);
                 ok = 0;
             }
         } else {
@@ -109,54 +109,54 @@ int scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *sc,
     json_t *indices = json_object_get(v, "indices");
     int nkinds = (side != NULL) + (box != NULL) + (indices != NULL);
     if (nkinds > 1) {
-        sj_error(c, NULL, "give only one of: side, box, indices");
+        ct_sj_error(c, NULL, "give only one of: side, box, indices");
         ok = 0;
     } else if (nkinds == 0 && !probe) {
-        sj_error(c, NULL, "expected one of: side, box, indices (or the string \"all\")");
+        ct_sj_error(c, NULL, "expected one of: side, box, indices (or the string \"all\")");
         ok = 0;
     } else if (nkinds == 1 && probe && sel->body == -1 && json_is_string(json_object_get(v, "body"))) {
-        sj_error(c, NULL, "\"body\": \"all\" selects every vertex; it takes no side, box or indices");
+        ct_sj_error(c, NULL, "\"body\": \"all\" selects every vertex; it takes no side, box or indices");
         ok = 0;
     }
     if (json_object_get(v, "tol") && !side) {
-        sj_error(c, "tol", "only used with \"side\"");
+        ct_sj_error(c, "tol", "only used with \"side\"");
         ok = 0;
     }
 
     if (side) {
         int s = 0;
         sel->kind = CT_SEL_SIDE;
-        if (sj_enum(c, v, "side", SJ_REQUIRED, by_dim(sc->dim, sides2, sides3), 0, &s)) {
+        if (ct_sj_enum(c, v, "side", SJ_REQUIRED, by_dim(sc->dim, sides2, sides3), 0, &s)) {
             sel->axis = s / 2;
             sel->sign = s % 2 == 0 ? 1 : -1;
         } else {
             ok = 0;
         }
-        ok &= sj_real(c, v, "tol", SJ_OPTIONAL, 1e-6, SJ_GE(0), &sel->tol);
+        ok &= ct_sj_real(c, v, "tol", SJ_OPTIONAL, 1e-6, SJ_GE(0), &sel->tol);
     } else if (box) {
         static const char *const box_keys[] = {"min", "max", NULL};
         sel->kind = CT_SEL_BOX;
-        json_t *b = sj_enter(c, v, "box", SJ_REQUIRED, box_keys);
+        json_t *b = ct_sj_enter(c, v, "box", SJ_REQUIRED, box_keys);
         if (b) {
-            int vok = sj_vec(c, b, "min", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, sel->lo);
-            vok &= sj_vec(c, b, "max", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, sel->hi);
+            int vok = ct_sj_vec(c, b, "min", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, sel->lo);
+            vok &= ct_sj_vec(c, b, "max", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, sel->hi);
             for (int i = 0; vok && i < sc->dim; ++i)
                 if (sel->lo[i] > sel->hi[i]) {
                     char tok[24];
                     snprintf(tok, sizeof tok, "%d", i);
-                    sj_push(c, "max");
-                    sj_error(c, tok, "must be >= min (got %g < %g)", sel->hi[i], sel->lo[i]);
-                    sj_pop(c);
+                    ct_sj_push(c, "max");
+                    ct_sj_error(c, tok, "must be >= min (got %g < %g)", sel->hi[i], sel->lo[i]);
+                    ct_sj_pop(c);
                     vok = 0;
                 }
             ok &= vok;
-            sj_pop(c);
+            ct_sj_pop(c);
         } else {
             ok = 0;
         }
     } else if (indices) {
         sel->kind = CT_SEL_INDICES;
-        json_t *a = sj_enter_array(c, v, "indices", SJ_REQUIRED, 1);
+        json_t *a = ct_sj_enter_array(c, v, "indices", SJ_REQUIRED, 1);
         if (a) {
             size_t n = json_array_size(a);
             sel->indices = calloc(n, sizeof *sel->indices);
@@ -167,15 +167,15 @@ int scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *sc,
                 for (size_t i = 0; i < n; ++i) {
                     char tok[32];
                     snprintf(tok, sizeof tok, "%zu", i);
-                    ok &= sj_value_int(c, json_array_get(a, i), tok, 0, INT_MAX, &sel->indices[i]);
+                    ok &= ct_sj_value_int(c, json_array_get(a, i), tok, 0, INT_MAX, &sel->indices[i]);
                 }
             }
-            sj_pop(c);
+            ct_sj_pop(c);
         } else {
             ok = 0;
         }
     }
-    sj_pop(c);
+    ct_sj_pop(c);
     return ok;
 }
 
@@ -189,30 +189,30 @@ static void read_transform(sj *c, json_t *o, int dim, ct_mesh_spec *m)
     static const char *const keys[] = {"scale", "rotate", "translate", NULL};
     static const char *const rot3[] = {"axis", "angle_deg", NULL};
     static const char *const rot2[] = {"angle_deg", NULL};
-    json_t *t = sj_enter(c, o, "transform", SJ_OPTIONAL, keys);
+    json_t *t = ct_sj_enter(c, o, "transform", SJ_OPTIONAL, keys);
     if (!t) return;
     json_t *s = json_object_get(t, "scale");
     if (!s) {
         json_object_set_new(t, "scale", json_real(1.0));
     } else if (json_is_number(s)) {
         double k = 1.0;
-        if (sj_value_real(c, s, "scale", SJ_GT(0), &k))
+        if (ct_sj_value_real(c, s, "scale", SJ_GT(0), &k))
             for (int i = 0; i < 3; ++i) m->scale[i] = k;
     } else if (json_is_array(s)) {
-        sj_value_vec(c, s, "scale", dim, SJ_GT(0), m->scale);
+        ct_sj_value_vec(c, s, "scale", dim, SJ_GT(0), m->scale);
     } else {
-        sj_error(c, "scale", "expected a number or an array of %d numbers (got %s)", dim, sj_type_name(s));
+        ct_sj_error(c, "scale", "expected a number or an array of %d numbers (got %s)", dim, ct_sj_type_name(s));
     }
-    json_t *r = sj_enter(c, t, "rotate", SJ_OPTIONAL, dim == 2 ? rot2 : rot3);
+    json_t *r = ct_sj_enter(c, t, "rotate", SJ_OPTIONAL, dim == 2 ? rot2 : rot3);
     if (r) {
         static const double z[3] = {0, 0, 1};
         double deg = 0.0;
         if (dim == 3) read_direction(c, r, "axis", SJ_OPTIONAL, 3, z, m->rot_axis);
-        if (sj_real(c, r, "angle_deg", SJ_OPTIONAL, 0.0, SJ_ANY, &deg)) m->rot_angle = deg * DEG2RAD;
-        sj_pop(c);
+        if (ct_sj_real(c, r, "angle_deg", SJ_OPTIONAL, 0.0, SJ_ANY, &deg)) m->rot_angle = deg * DEG2RAD;
+        ct_sj_pop(c);
     }
-    sj_vec(c, t, "translate", SJ_OPTIONAL, dim, NULL, SJ_ANY, m->translate);
-    sj_pop(c);
+    ct_sj_vec(c, t, "translate", SJ_OPTIONAL, dim, NULL, SJ_ANY, m->translate);
+    ct_sj_pop(c);
 }
 
 static int has_suffix(const char *s, const char *suffix)
@@ -222,7 +222,7 @@ static int has_suffix(const char *s, const char *suffix)
 }
 
 /* dir + "/" + file, or file when it is absolute or dir is empty. */
-char *scene_join_path(const char *dir, const char *file)
+char *ct_scene_join_path(const char *dir, const char *file)
 {
     if (file[0] == '/' || !dir || !dir[0]) return strdup(file);
     size_t n = strlen(dir) + strlen(file) + 2;
@@ -236,29 +236,29 @@ static mesh_kind read_mesh_file(sj *c, json_t *o, const ct_scene *sc, ct_mesh_sp
 {
     const char *file;
     m->source = CT_MESH_FILE;
-    if (!sj_string(c, o, "file", SJ_REQUIRED, NULL, &file)) return *ok = 0, MESH_UNKNOWN;
+    if (!ct_sj_string(c, o, "file", SJ_REQUIRED, NULL, &file)) return *ok = 0, MESH_UNKNOWN;
     int is_obj = has_suffix(file, ".obj");
     if (!is_obj && !has_suffix(file, ".msh")) {
-        sj_error(c, "file", "unsupported mesh format \"%s\" (expected a .msh or .obj file)", file);
+        ct_sj_error(c, "file", "unsupported mesh format \"%s\" (expected a .msh or .obj file)", file);
         return *ok = 0, MESH_UNKNOWN;
     }
-    m->path = scene_join_path(sc->dir, file);
+    m->path = ct_scene_join_path(sc->dir, file);
     if (!m->path) return c->oom = 1, *ok = 0, MESH_UNKNOWN;
     struct stat st;
     FILE *f = NULL;
     if (stat(m->path, &st) != 0) {
-        sj_error(c, "file", "cannot open \"%s\": %s", m->path, strerror(errno));
+        ct_sj_error(c, "file", "cannot open \"%s\": %s", m->path, strerror(errno));
         *ok = 0;
     } else if (S_ISDIR(st.st_mode)) {
-        sj_error(c, "file", "cannot open \"%s\": %s", m->path, strerror(EISDIR));
+        ct_sj_error(c, "file", "cannot open \"%s\": %s", m->path, strerror(EISDIR));
         *ok = 0;
     } else if (!(f = fopen(m->path, "r"))) {
-        sj_error(c, "file", "cannot open \"%s\": %s", m->path, strerror(errno));
+        ct_sj_error(c, "file", "cannot open \"%s\": %s", m->path, strerror(errno));
         *ok = 0;
     }
     if (f) fclose(f);
     if (is_obj && sc->dim == 2) {
-        sj_error(c, "file", ".obj meshes are 3D surfaces (dim is 2)");
+        ct_sj_error(c, "file", ".obj meshes are 3D surfaces (dim is 2)");
         *ok = 0;
     }
     return is_obj ? MESH_SURFACE : MESH_UNKNOWN;
@@ -279,43 +279,43 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
     m->rot_axis[2] = 1.0;
     *kind = MESH_UNKNOWN;
 
-    json_t *o = sj_enter(c, parent, key, SJ_REQUIRED, NULL);
+    json_t *o = ct_sj_enter(c, parent, key, SJ_REQUIRED, NULL);
     if (!o) return 0;
-    m->json_path = sj_strdup(c, c->path);
+    m->json_path = ct_sj_strdup(c, c->path);
     int ok = 1, dim = sc->dim;
     int has_file = json_object_get(o, "file") != NULL, has_gen = json_object_get(o, "generator") != NULL;
     if (has_file && has_gen) {
-        sj_error(c, NULL, "give either \"file\" or \"generator\", not both");
+        ct_sj_error(c, NULL, "give either \"file\" or \"generator\", not both");
         ok = 0;
     } else if (!has_file && !has_gen) {
-        sj_error(c, NULL, "missing required key \"file\" or \"generator\"");
+        ct_sj_error(c, NULL, "missing required key \"file\" or \"generator\"");
         ok = 0;
     } else if (has_file) {
-        sj_check_keys(c, o, file_keys);
+        ct_sj_check_keys(c, o, file_keys);
         *kind = read_mesh_file(c, o, sc, m, &ok);
     } else {
         int g = 0;
-        if (!sj_enum(c, o, "generator", SJ_REQUIRED, generators, 0, &g)) {
-            sj_pop(c);
+        if (!ct_sj_enum(c, o, "generator", SJ_REQUIRED, generators, 0, &g)) {
+            ct_sj_pop(c);
             return 0;
         }
         const char *const needs = g == 0 ? "3" : "2";
         if (dim && dim != (g == 0 ? 3 : 2)) {
-            sj_error(c, "generator", "\"%s\" needs dim %s (dim is %d)", generators[g], needs, dim);
+            ct_sj_error(c, "generator", "\"%s\" needs dim %s (dim is %d)", generators[g], needs, dim);
             ok = 0;
         }
         if (g <= 1) { /* box (3D) and rect (2D) grids */
             int n = g == 0 ? 3 : 2;
             m->source = g == 0 ? CT_MESH_BOX : CT_MESH_RECT;
-            sj_check_keys(c, o, grid_keys);
-            ok &= sj_vec(c, o, "size", SJ_REQUIRED, n, NULL, SJ_GT(0), m->size);
-            ok &= sj_ivec(c, o, "cells", SJ_REQUIRED, n, 1, m->cells);
-            ok &= sj_vec(c, o, "origin", SJ_OPTIONAL, n, NULL, SJ_ANY, m->origin);
+            ct_sj_check_keys(c, o, grid_keys);
+            ok &= ct_sj_vec(c, o, "size", SJ_REQUIRED, n, NULL, SJ_GT(0), m->size);
+            ok &= ct_sj_ivec(c, o, "cells", SJ_REQUIRED, n, 1, m->cells);
+            ok &= ct_sj_vec(c, o, "origin", SJ_OPTIONAL, n, NULL, SJ_ANY, m->origin);
             *kind = MESH_VOLUME;
         } else if (g == 2) { /* polyline */
             m->source = CT_MESH_POLYLINE;
-            sj_check_keys(c, o, polyline_keys);
-            json_t *pts = sj_enter_array(c, o, "points", SJ_REQUIRED, 2);
+            ct_sj_check_keys(c, o, polyline_keys);
+            json_t *pts = ct_sj_enter_array(c, o, "points", SJ_REQUIRED, 2);
             if (pts) {
                 size_t n = json_array_size(pts);
                 m->points = calloc(2 * n, sizeof *m->points);
@@ -326,28 +326,28 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
                     for (size_t i = 0; i < n; ++i) {
                         char tok[32];
                         snprintf(tok, sizeof tok, "%zu", i);
-                        ok &= sj_value_vec(c, json_array_get(pts, i), tok, 2, SJ_ANY, m->points + 2 * i);
+                        ok &= ct_sj_value_vec(c, json_array_get(pts, i), tok, 2, SJ_ANY, m->points + 2 * i);
                     }
                 }
-                sj_pop(c);
+                ct_sj_pop(c);
             } else {
                 ok = 0;
             }
-            ok &= sj_bool(c, o, "closed", SJ_OPTIONAL, 0, &m->closed);
+            ok &= ct_sj_bool(c, o, "closed", SJ_OPTIONAL, 0, &m->closed);
             if (m->closed && pts && json_array_size(pts) < 3) {
-                sj_error(c, "points", "a closed polyline needs at least 3 points");
+                ct_sj_error(c, "points", "a closed polyline needs at least 3 points");
                 ok = 0;
             }
             *kind = MESH_SURFACE;
         } else { /* arc */
             double ang[2] = {0, 0};
             m->source = CT_MESH_ARC;
-            sj_check_keys(c, o, arc_keys);
-            ok &= sj_vec(c, o, "center", SJ_REQUIRED, 2, NULL, SJ_ANY, m->center);
-            ok &= sj_real(c, o, "radius", SJ_REQUIRED, 0, SJ_GT(0), &m->radius);
-            if (sj_vec(c, o, "angles_deg", SJ_REQUIRED, 2, NULL, SJ_ANY, ang)) {
+            ct_sj_check_keys(c, o, arc_keys);
+            ok &= ct_sj_vec(c, o, "center", SJ_REQUIRED, 2, NULL, SJ_ANY, m->center);
+            ok &= ct_sj_real(c, o, "radius", SJ_REQUIRED, 0, SJ_GT(0), &m->radius);
+            if (ct_sj_vec(c, o, "angles_deg", SJ_REQUIRED, 2, NULL, SJ_ANY, ang)) {
                 if (ang[0] == ang[1]) {
-                    sj_error(c, "angles_deg", "the two angles must differ (got %g twice)", ang[0]);
+                    ct_sj_error(c, "angles_deg", "the two angles must differ (got %g twice)", ang[0]);
                     ok = 0;
                 }
                 m->angle0 = ang[0] * DEG2RAD;
@@ -355,12 +355,12 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
             } else {
                 ok = 0;
             }
-            ok &= sj_int(c, o, "segments", SJ_REQUIRED, 0, 1, INT_MAX, &m->segments);
+            ok &= ct_sj_int(c, o, "segments", SJ_REQUIRED, 0, 1, INT_MAX, &m->segments);
             *kind = MESH_SURFACE;
         }
     }
     if (dim) read_transform(c, o, dim, m);
-    sj_pop(c);
+    ct_sj_pop(c);
     return ok;
 }
 
@@ -369,14 +369,14 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
 /* One segment of scripted motion; prev_until is the end of the previous one (or 0). */
 static void read_segment(sj *c, json_t *o, int dim, double prev_until, ct_motion_segment *s)
 {
-    if (sj_real(c, o, "until", SJ_REQUIRED, 0, SJ_GT(0), &s->until) && !(s->until > prev_until))
-        sj_error(c, "until", "must be > %g, the previous segment's \"until\" (got %g)", prev_until, s->until);
-    sj_vec(c, o, "velocity", SJ_OPTIONAL, dim, NULL, SJ_ANY, s->velocity);
-    sj_real(c, o, "angular_velocity", SJ_OPTIONAL, 0.0, SJ_ANY, &s->omega);
+    if (ct_sj_real(c, o, "until", SJ_REQUIRED, 0, SJ_GT(0), &s->until) && !(s->until > prev_until))
+        ct_sj_error(c, "until", "must be > %g, the previous segment's \"until\" (got %g)", prev_until, s->until);
+    ct_sj_vec(c, o, "velocity", SJ_OPTIONAL, dim, NULL, SJ_ANY, s->velocity);
+    ct_sj_real(c, o, "angular_velocity", SJ_OPTIONAL, 0.0, SJ_ANY, &s->omega);
     s->axis[2] = 1.0;
     if (dim == 3 && (s->omega != 0.0 || json_object_get(o, "axis")))
         read_direction(c, o, "axis", SJ_REQUIRED, 3, NULL, s->axis);
-    sj_vec(c, o, "center", SJ_OPTIONAL, dim, NULL, SJ_ANY, s->center);
+    ct_sj_vec(c, o, "center", SJ_OPTIONAL, dim, NULL, SJ_ANY, s->center);
 }
 
 /* One "fixed" entry: {"select", "motion": [SEGMENT, ...]}. */
@@ -384,26 +384,26 @@ static void read_dirichlet(sj *c, json_t *o, const ct_scene *sc, int body, ct_di
 {
     static const char *const seg2[] = {"until", "velocity", "angular_velocity", "center", NULL};
     static const char *const seg3[] = {"until", "velocity", "angular_velocity", "axis", "center", NULL};
-    scene_read_selector(c, o, "select", sc, body, &d->sel);
-    json_t *a = sj_enter_array(c, o, "motion", SJ_OPTIONAL, 0);
+    ct_scene_read_selector(c, o, "select", sc, body, &d->sel);
+    json_t *a = ct_sj_enter_array(c, o, "motion", SJ_OPTIONAL, 0);
     if (!a) return;
     size_t n = json_array_size(a);
     d->seg = calloc(n + 1, sizeof *d->seg);
     if (!d->seg) {
         c->oom = 1;
-        sj_pop(c);
+        ct_sj_pop(c);
         return;
     }
     d->nseg = (int)n;
     double prev = 0.0;
     for (size_t k = 0; k < n; ++k) {
-        json_t *s = sj_enter_elem(c, a, k, by_dim(sc->dim, seg2, seg3));
+        json_t *s = ct_sj_enter_elem(c, a, k, by_dim(sc->dim, seg2, seg3));
         if (!s) continue;
         read_segment(c, s, sc->dim, prev, &d->seg[k]);
         if (d->seg[k].until > prev) prev = d->seg[k].until;
-        sj_pop(c);
+        ct_sj_pop(c);
     }
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 /* "fixed": one entry object or an array of them. */
@@ -421,28 +421,28 @@ static void read_fixed(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_s
             return;
         }
         bs->nfixed = 1;
-        sj_push(c, "fixed");
-        sj_check_keys(c, v, keys);
+        ct_sj_push(c, "fixed");
+        ct_sj_check_keys(c, v, keys);
         read_dirichlet(c, v, sc, body, &bs->fixed[0]);
-        sj_pop(c);
+        ct_sj_pop(c);
         return;
     }
-    json_t *a = sj_enter_array(c, b, "fixed", SJ_OPTIONAL, 0);
+    json_t *a = ct_sj_enter_array(c, b, "fixed", SJ_OPTIONAL, 0);
     if (!a) return; /* reported: not an object or array */
     size_t n = json_array_size(a);
     if (!(bs->fixed = calloc(n + 1, sizeof *bs->fixed))) {
         c->oom = 1;
-        sj_pop(c);
+        ct_sj_pop(c);
         return;
     }
     bs->nfixed = (int)n;
     for (size_t k = 0; k < n; ++k) {
-        json_t *o = sj_enter_elem(c, a, k, keys);
+        json_t *o = ct_sj_enter_elem(c, a, k, keys);
         if (!o) continue;
         read_dirichlet(c, o, sc, body, &bs->fixed[k]);
-        sj_pop(c);
+        ct_sj_pop(c);
     }
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 /* One load: {"select", "force", "force_rate", "ramp_until", "distribution", "weight"}. */
@@ -452,13 +452,13 @@ static void read_load(sj *c, json_t *o, const ct_scene *sc, int body, ct_load *l
     static const char *const linear_keys[] = {"type", "axis", "center", "length", NULL};
     static const char *const linear[] = {"linear", NULL};
     int dim = sc->dim;
-    scene_read_selector(c, o, "select", sc, body, &l->sel);
+    ct_scene_read_selector(c, o, "select", sc, body, &l->sel);
     if (!json_object_get(o, "force") && !json_object_get(o, "force_rate"))
-        sj_error(c, NULL, "give at least one of \"force\", \"force_rate\"");
-    sj_vec(c, o, "force", SJ_OPTIONAL, dim, NULL, SJ_ANY, l->force);
-    sj_vec(c, o, "force_rate", SJ_OPTIONAL, dim, NULL, SJ_ANY, l->force_rate);
+        ct_sj_error(c, NULL, "give at least one of \"force\", \"force_rate\"");
+    ct_sj_vec(c, o, "force", SJ_OPTIONAL, dim, NULL, SJ_ANY, l->force);
+    ct_sj_vec(c, o, "force_rate", SJ_OPTIONAL, dim, NULL, SJ_ANY, l->force_rate);
     l->ramp_until = INFINITY; /* absent: ramps forever */
-    if (json_object_get(o, "ramp_until")) sj_real(c, o, "ramp_until", SJ_REQUIRED, 0, SJ_GT(0), &l->ramp_until);
+    if (json_object_get(o, "ramp_until")) ct_sj_real(c, o, "ramp_until", SJ_REQUIRED, 0, SJ_GT(0), &l->ramp_until);
 
     json_t *d = json_object_get(o, "distribution");
     l->dist = CT_LOAD_UNIFORM;
@@ -466,24 +466,24 @@ static void read_load(sj *c, json_t *o, const ct_scene *sc, int body, ct_load *l
         json_object_set_new(o, "distribution", json_string("uniform"));
     } else if (json_is_string(d)) {
         if (strcmp(json_string_value(d), "uniform") != 0)
-            sj_error(c, "distribution",
+            ct_sj_error(c, "distribution",
                      "expected \"uniform\" or an object {\"type\": \"linear\", ...} (got \"%s\")",
                      json_string_value(d));
     } else if (json_is_object(d)) {
-        json_t *lin = sj_enter(c, o, "distribution", SJ_REQUIRED, linear_keys);
+        json_t *lin = ct_sj_enter(c, o, "distribution", SJ_REQUIRED, linear_keys);
         int type = 0;
         l->dist = CT_LOAD_LINEAR;
-        sj_enum(c, lin, "type", SJ_REQUIRED, linear, 0, &type);
-        sj_enum(c, lin, "axis", SJ_REQUIRED, by_dim(dim, axes2, axes3), 0, &l->axis);
-        sj_real(c, lin, "center", SJ_REQUIRED, 0, SJ_ANY, &l->center);
+        ct_sj_enum(c, lin, "type", SJ_REQUIRED, linear, 0, &type);
+        ct_sj_enum(c, lin, "axis", SJ_REQUIRED, by_dim(dim, axes2, axes3), 0, &l->axis);
+        ct_sj_real(c, lin, "center", SJ_REQUIRED, 0, SJ_ANY, &l->center);
         l->length = 0.0; /* absent: automatic */
-        if (json_object_get(lin, "length")) sj_real(c, lin, "length", SJ_REQUIRED, 0, SJ_GT(0), &l->length);
-        sj_pop(c);
+        if (json_object_get(lin, "length")) ct_sj_real(c, lin, "length", SJ_REQUIRED, 0, SJ_GT(0), &l->length);
+        ct_sj_pop(c);
     } else {
-        sj_error(c, "distribution", "expected \"uniform\" or an object (got %s)", sj_type_name(d));
+        ct_sj_error(c, "distribution", "expected \"uniform\" or an object (got %s)", ct_sj_type_name(d));
     }
     int w = 0;
-    sj_enum(c, o, "weight", SJ_OPTIONAL, weights, 0, &w);
+    ct_sj_enum(c, o, "weight", SJ_OPTIONAL, weights, 0, &w);
     l->weight = (ct_load_weight)w;
 }
 
@@ -491,46 +491,46 @@ static void read_loads(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_s
 {
     static const char *const keys[] = {"select", "force", "force_rate", "ramp_until", "distribution",
                                        "weight", NULL};
-    json_t *a = sj_enter_array(c, b, "loads", SJ_OPTIONAL, 0);
+    json_t *a = ct_sj_enter_array(c, b, "loads", SJ_OPTIONAL, 0);
     if (!a) return;
     size_t n = json_array_size(a);
     if (!(bs->loads = calloc(n + 1, sizeof *bs->loads))) {
         c->oom = 1;
-        sj_pop(c);
+        ct_sj_pop(c);
         return;
     }
     bs->nloads = (int)n;
     for (size_t k = 0; k < n; ++k) {
-        json_t *o = sj_enter_elem(c, a, k, keys);
+        json_t *o = ct_sj_enter_elem(c, a, k, keys);
         if (!o) continue;
         read_load(c, o, sc, body, &bs->loads[k]);
-        sj_pop(c);
+        ct_sj_pop(c);
     }
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 /* "material": {"model", "E", "nu", "density"}; the ranges are those of ct_material_init. */
 static void read_material(sj *c, json_t *b, ct_body_spec *bs)
 {
     static const char *const keys[] = {"model", "E", "nu", "density", NULL};
-    json_t *o = sj_enter(c, b, "material", SJ_REQUIRED, keys);
+    json_t *o = ct_sj_enter(c, b, "material", SJ_REQUIRED, keys);
     if (!o) return;
     int kind = 0, ok = 1;
     double E = 0, nu = 0, rho = 0;
-    ok &= sj_enum(c, o, "model", SJ_OPTIONAL, material_names, CT_MAT_NEO_HOOKEAN, &kind);
-    ok &= sj_real(c, o, "E", SJ_REQUIRED, 0, SJ_GT(0), &E);
-    ok &= sj_real(c, o, "nu", SJ_REQUIRED, 0, ((sj_range){-1.0, 0.5, SJ_LO_EXCL | SJ_HI_EXCL}), &nu);
-    ok &= sj_real(c, o, "density", SJ_REQUIRED, 0, SJ_GT(0), &rho);
+    ok &= ct_sj_enum(c, o, "model", SJ_OPTIONAL, material_names, CT_MAT_NEO_HOOKEAN, &kind);
+    ok &= ct_sj_real(c, o, "E", SJ_REQUIRED, 0, SJ_GT(0), &E);
+    ok &= ct_sj_real(c, o, "nu", SJ_REQUIRED, 0, ((sj_range){-1.0, 0.5, SJ_LO_EXCL | SJ_HI_EXCL}), &nu);
+    ok &= ct_sj_real(c, o, "density", SJ_REQUIRED, 0, SJ_GT(0), &rho);
     if (ok) {
         ct_diag d;
         ct_diag_init(&d);
         if (ct_material_init(&bs->material, (ct_material_kind)kind, E, nu, rho, &d) == CT_OK)
             bs->has_material = 1;
         else
-            sj_error(c, NULL, "%s", ct_diag_last(&d));
+            ct_sj_error(c, NULL, "%s", ct_diag_last(&d));
         ct_diag_free(&d);
     }
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 static const char *mesh_what(const ct_mesh_spec *m)
@@ -549,43 +549,43 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
     static const char *const modes[] = {"full", "embedded", NULL};
     ct_body_spec *bs = &sc->bodies[i];
     const char *name;
-    if (sj_string(c, b, "name", SJ_REQUIRED, NULL, &name)) {
-        if (!name[0]) sj_error(c, "name", "must not be empty");
-        bs->name = sj_strdup(c, name);
+    if (ct_sj_string(c, b, "name", SJ_REQUIRED, NULL, &name)) {
+        if (!name[0]) ct_sj_error(c, "name", "must not be empty");
+        bs->name = ct_sj_strdup(c, name);
     }
     mesh_kind kind = MESH_UNKNOWN;
     int mesh_ok = read_mesh(c, b, "mesh", sc, &bs->mesh, &kind);
 
-    json_t *d = sj_enter(c, b, "dofs", SJ_OPTIONAL, dofs_keys);
+    json_t *d = ct_sj_enter(c, b, "dofs", SJ_OPTIONAL, dofs_keys);
     if (d) {
         int mode = 0;
-        sj_enum(c, d, "mode", SJ_OPTIONAL, modes, 0, &mode);
+        ct_sj_enum(c, d, "mode", SJ_OPTIONAL, modes, 0, &mode);
         bs->dofs = (ct_dofs_mode)mode;
         if (mode == CT_DOFS_EMBEDDED) {
             mesh_kind ck;
             if (read_mesh(c, d, "coarse", sc, &bs->coarse, &ck) && ck == MESH_SURFACE)
-                sj_error(c, "coarse", "must be a volumetric mesh (got %s)", mesh_what(&bs->coarse));
+                ct_sj_error(c, "coarse", "must be a volumetric mesh (got %s)", mesh_what(&bs->coarse));
         } else if (json_object_get(d, "coarse")) {
-            sj_error(c, "coarse", "only used with \"mode\": \"embedded\"");
+            ct_sj_error(c, "coarse", "only used with \"mode\": \"embedded\"");
         }
-        sj_pop(c);
+        ct_sj_pop(c);
     }
 
     /* kinematic: explicit, or implied by a surface-only mesh */
     int surface = kind == MESH_SURFACE;
-    if (sj_bool(c, b, "kinematic", SJ_OPTIONAL, surface, &bs->kinematic) && surface && !bs->kinematic) {
-        sj_error(c, "kinematic", "%s is surface-only: the body must be kinematic", mesh_what(&bs->mesh));
+    if (ct_sj_bool(c, b, "kinematic", SJ_OPTIONAL, surface, &bs->kinematic) && surface && !bs->kinematic) {
+        ct_sj_error(c, "kinematic", "%s is surface-only: the body must be kinematic", mesh_what(&bs->mesh));
         bs->kinematic = 1;
     }
     if (bs->kinematic) {
         if (json_object_get(b, "material"))
-            sj_error(c, "material", "not allowed for a kinematic body (%s)",
+            ct_sj_error(c, "material", "not allowed for a kinematic body (%s)",
                      surface ? mesh_what(&bs->mesh) : "\"kinematic\": true");
-        if (bs->dofs == CT_DOFS_EMBEDDED) sj_error(c, "dofs", "a kinematic body cannot be embedded");
+        if (bs->dofs == CT_DOFS_EMBEDDED) ct_sj_error(c, "dofs", "a kinematic body cannot be embedded");
     } else if (mesh_ok || kind != MESH_UNKNOWN || json_object_get(b, "material")) {
         read_material(c, b, bs); /* (not demanded when a broken mesh spec hides the mesh kind) */
     }
-    sj_vec(c, b, "velocity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, bs->v0);
+    ct_sj_vec(c, b, "velocity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, bs->v0);
 
     int nerr = c->nerr;
     read_fixed(c, b, sc, i, bs);
@@ -594,70 +594,70 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
         int all = 0;
         for (int k = 0; k < bs->nfixed; ++k) all |= bs->fixed[k].sel.kind == CT_SEL_ALL;
         if (!all)
-            sj_error(c, NULL, "a kinematic body (%s) must be fully fixed: add \"fixed\": {\"select\": \"all\"}",
+            ct_sj_error(c, NULL, "a kinematic body (%s) must be fully fixed: add \"fixed\": {\"select\": \"all\"}",
                      surface ? mesh_what(&bs->mesh) : "\"kinematic\": true");
     }
 }
 
-void scene_read_bodies(sj *c, json_t *root, ct_scene *sc)
+void ct_scene_read_bodies(sj *c, json_t *root, ct_scene *sc)
 {
     static const char *const keys[] = {"name", "mesh", "dofs", "kinematic", "material", "velocity", "fixed",
                                        "loads", NULL};
-    json_t *a = sj_enter_array(c, root, "bodies", SJ_REQUIRED, 1);
+    json_t *a = ct_sj_enter_array(c, root, "bodies", SJ_REQUIRED, 1);
     if (!a) return;
     size_t n = json_array_size(a);
     if (!(sc->bodies = calloc(n, sizeof *sc->bodies))) {
         c->oom = 1;
-        sj_pop(c);
+        ct_sj_pop(c);
         return;
     }
     sc->nbodies = (int)n;
     for (size_t i = 0; i < n; ++i) {
         ct_mesh_spec *m = &sc->bodies[i].mesh;
         for (int k = 0; k < 3; ++k) m->scale[k] = sc->bodies[i].coarse.scale[k] = 1.0;
-        json_t *b = sj_enter_elem(c, a, i, keys);
+        json_t *b = ct_sj_enter_elem(c, a, i, keys);
         if (!b) continue;
         read_body(c, b, sc, (int)i);
-        sj_pop(c);
+        ct_sj_pop(c);
     }
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 /* ---------------- obstacles and participant names ---------------- */
 
-void scene_read_obstacles(sj *c, json_t *root, ct_scene *sc)
+void ct_scene_read_obstacles(sj *c, json_t *root, ct_scene *sc)
 {
     static const char *const keys[] = {"name", "type", "point", "normal", NULL};
     static const char *const types[] = {"halfspace", NULL};
-    json_t *a = sj_enter_array(c, root, "obstacles", SJ_OPTIONAL, 0);
+    json_t *a = ct_sj_enter_array(c, root, "obstacles", SJ_OPTIONAL, 0);
     if (!a) return;
     size_t n = json_array_size(a);
     if (!(sc->obstacles = calloc(n + 1, sizeof *sc->obstacles))) {
         c->oom = 1;
-        sj_pop(c);
+        ct_sj_pop(c);
         return;
     }
     sc->nobstacles = (int)n;
     for (size_t i = 0; i < n; ++i) {
         ct_obstacle_spec *ob = &sc->obstacles[i];
-        json_t *o = sj_enter_elem(c, a, i, keys);
+        json_t *o = ct_sj_enter_elem(c, a, i, keys);
         if (!o) continue;
         const char *name;
         int type = 0;
-        if (sj_string(c, o, "name", SJ_REQUIRED, NULL, &name)) {
-            if (!name[0]) sj_error(c, "name", "must not be empty");
-            ob->name = sj_strdup(c, name);
+        if (ct_sj_string(c, o, "name", SJ_REQUIRED, NULL, &name)) {
+            if (!name[0]) ct_sj_error(c, "name", "must not be empty");
+            ob->name = ct_sj_strdup(c, name);
         }
-        sj_enum(c, o, "type", SJ_REQUIRED, types, 0, &type);
-        sj_vec(c, o, "point", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, ob->point);
+        ct_sj_enum(c, o, "type", SJ_REQUIRED, types, 0, &type);
+        ct_sj_vec(c, o, "point", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, ob->point);
         read_direction(c, o, "normal", SJ_REQUIRED, sc->dim, NULL, ob->normal);
-        sj_pop(c);
+        ct_sj_pop(c);
     }
-    sj_pop(c);
+    ct_sj_pop(c);
 }
 
 /* Body and obstacle names must be unique together. */
-void scene_check_participant_names(sj *c, const ct_scene *sc)
+void ct_scene_check_participant_names(sj *c, const ct_scene *sc)
 {
     int np = sc->nbodies + sc->nobstacles;
     for (int j = 0; j < np; ++j) {
@@ -668,11 +668,11 @@ void scene_check_participant_names(sj *c, const ct_scene *sc)
             char where[64];
             snprintf(where, sizeof where, "/%s/%d/name", i < sc->nbodies ? "bodies" : "obstacles",
                      i < sc->nbodies ? i : i - sc->nbodies);
-            sj_push(c, j < sc->nbodies ? "bodies" : "obstacles");
-            sj_push_index(c, (size_t)(j < sc->nbodies ? j : j - sc->nbodies));
-            sj_error(c, "name", "duplicate name \"%s\" (also at %s)", nj, where);
-            sj_pop(c);
-            sj_pop(c);
+            ct_sj_push(c, j < sc->nbodies ? "bodies" : "obstacles");
+            ct_sj_push_index(c, (size_t)(j < sc->nbodies ? j : j - sc->nbodies));
+            ct_sj_error(c, "name", "duplicate name \"%s\" (also at %s)", nj, where);
+            ct_sj_pop(c);
+            ct_sj_pop(c);
             break;
         }
     }

@@ -11,7 +11,7 @@
  */
 #include "contactlab/ct_material.h"
 
-#include "dense.h"
+#include "base/dense.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,6 @@
 /* sim.c — building a simulation from a scene: meshes, embedding, masses, elasticity,
  * Dirichlet data, loads and the contact model. The time step itself is in step.c. */
 #include "contactlab/ct_sim.h"
-#include "contactlab/ct_h5log.h"
 #include "contactlab/ct_intersect.h"
 
 #include <limits.h>
@@ -12,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assemble.h"
+#include "sim/assemble.h"
 
 /* ---------- meshes from specs ---------- */
 
@@ -485,72 +484,38 @@ static ct_status check_initial_state(ct_sim *s, ct_diag *diag)
     return st;
 }
 
-/* "initial_state": positions (and velocities) of every vertex from a frame of an earlier run.
- * Bodies with full dofs take them directly (q = x); Dirichlet-held and kinematic vertices keep
- * their prescribed positions, which the frame must agree with. Called with q, vq at the rest
- * state; any mismatch between the file and this scene is bad input (the JSON path named). */
+/* "initial_state": positions (and velocities) of every vertex from a frame of an earlier run
+ * (read by the scene loader into sc->init_x / init_v). Bodies with full dofs take them directly
+ * (q = x); Dirichlet-held and kinematic vertices keep their prescribed positions, which the frame
+ * must agree with. Called with q, vq at the rest state; any mismatch between the file and this
+ * scene is bad input (the JSON path named). */
 static ct_status load_initial_state(ct_sim *s, ct_diag *diag)
 {
     const ct_scene *sc = s->sc;
     const int dim = s->dim;
     const char *file = sc->init_file;
-    double *X = NULL, *V = NULL;
-    int rank = 0;
-    size_t dims[4] = {0, 0, 0, 0};
-    ct_diag sub;
-    ct_diag_init(&sub);
-    ct_status st = ct_h5_read(file, "/frames/x", &X, &rank, dims, &sub);
-    ct_diag_free(&sub);
-    if (st != CT_OK) {
-        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/file: \"%s\" has no readable /frames/x (run the "
-                         "earlier scene with output.frames_every > 0)", sc->path, file);
-        goto done;
-    }
-    if (rank != 3 || dims[0] == 0 || dims[1] != (size_t)s->nx || dims[2] != (size_t)dim) {
-        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/file: /frames/x of \"%s\" is %zu x %zu x %zu; this "
-                         "scene needs frames x %d vertices x %d", sc->path, file, dims[0], dims[1], dims[2], s->nx,
-                         dim);
-        goto done;
-    }
-    long nf = (long)dims[0], f = sc->init_frame < 0 ? nf + sc->init_frame : sc->init_frame;
-    if (f < 0 || f >= nf) {
-        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/frame: %d is out of range (\"%s\" has %ld frames)",
-                         sc->path, sc->init_frame, file, nf);
-        goto done;
-    }
-    const double *xf = X + (size_t)f * s->nx * dim, *vf = NULL;
-    if (sc->init_velocity) {
-        size_t vd[4] = {0, 0, 0, 0};
-        int vr = 0;
-        ct_diag_init(&sub);
-        st = ct_h5_read(file, "/frames/v", &V, &vr, vd, &sub);
-        ct_diag_free(&sub);
-        if (st != CT_OK || vr != 3 || vd[0] != dims[0] || vd[1] != dims[1] || vd[2] != dims[2]) {
-            st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/velocity: \"%s\" has no /frames/v matching "
-                             "/frames/x", sc->path, file);
-            goto done;
-        }
-        vf = V + (size_t)f * s->nx * dim;
-    }
+    const long *dims = sc->init_dims;
+    if (!sc->init_x || dims[1] != s->nx || dims[2] != dim)
+        return ct_diag_add(diag, CT_EINPUT, "%s: /initial_state/file: /frames/x of \"%s\" is %ld x %ld x %ld; this "
+                           "scene needs frames x %d vertices x %d", sc->path, file, dims[0], dims[1], dims[2], s->nx,
+                           dim);
+    const long f = sc->init_frame_index;
+    const double *xf = sc->init_x, *vf = sc->init_v;
     const double tol = 1e-9 * s->bbox_diag;
-    for (int b = 0; b < s->nb && st == CT_OK; ++b) {
+    for (int b = 0; b < s->nb; ++b) {
         const ct_body *B = &s->bodies[b];
-        if (B->embedded) {
-            st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state: body \"%s\" has embedded dofs; restarting "
-                             "from a frame needs full dofs (x = q)", sc->path, B->name);
-            break;
-        }
+        if (B->embedded)
+            return ct_diag_add(diag, CT_EINPUT, "%s: /initial_state: body \"%s\" has embedded dofs; restarting "
+                               "from a frame needs full dofs (x = q)", sc->path, B->name);
         for (int i = 0; i < B->nx; ++i) {
             const int a = B->q_off + i, k = B->x_off + i;
             for (int c = 0; c < dim; ++c) {
                 const size_t qa = (size_t)a * dim + c, xk = (size_t)k * dim + c;
                 if (s->fixed[qa] || B->kinematic) {
-                    if (fabs(xf[xk] - s->q[qa]) > tol) {
-                        st = ct_diag_add(diag, CT_EINPUT, "%s: /initial_state: vertex %d of body \"%s\" is "
-                                         "prescribed here but frame %ld of \"%s\" has it %.3g m away", sc->path,
-                                         i, B->name, f, file, fabs(xf[xk] - s->q[qa]));
-                        goto done;
-                    }
+                    if (fabs(xf[xk] - s->q[qa]) > tol)
+                        return ct_diag_add(diag, CT_EINPUT, "%s: /initial_state: vertex %d of body \"%s\" is "
+                                           "prescribed here but frame %ld of \"%s\" has it %.3g m away", sc->path,
+                                           i, B->name, f, file, fabs(xf[xk] - s->q[qa]));
                     continue;
                 }
                 s->q[qa] = xf[xk];
@@ -558,10 +523,7 @@ static ct_status load_initial_state(ct_sim *s, ct_diag *diag)
             }
         }
     }
-done:
-    free(X);
-    free(V);
-    return st;
+    return CT_OK;
 }
 
 static void fill_ctx(ct_sim *s)
@@ -663,7 +625,8 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
     }
     /* linear solver, assembly */
     st = ct_linsolve_create(&s->ls, diag);
-    if (st == CT_OK) st = ct_assembly_build(&s->as, s, diag);
+    if (st == CT_OK && !(s->as = calloc(1, sizeof *s->as))) st = CT_ENOMEM;
+    if (st == CT_OK) st = ct_assembly_build(s->as, s, diag);
     if (st != CT_OK) {
         ct_sim_destroy(s);
         return st;
@@ -705,7 +668,8 @@ void ct_sim_destroy(ct_sim *s)
     ct_elastic_free(&s->el);
     ct_triplets_free(&s->Mq);
     ct_csc_free(&s->Mq_csc);
-    ct_assembly_free(&s->as);
+    if (s->as) ct_assembly_free(s->as);
+    free(s->as);
     ct_linsolve_destroy(s->ls);
     ct_surface_free(&s->surf);
     double *vecs[] = {s->X, s->Q, s->x, s->x_prev, s->vx, s->q, s->vq, s->q_prev, s->q_tilde, s->mass_x,
@@ -735,3 +699,9 @@ int ct_tune_allocator(void)
     return 0;
 #endif
 }
+
+int ct_sim_nfree(const ct_sim *s) { return s->as ? s->as->nfree : 0; }
+
+const int *ct_sim_free_dofs(const ct_sim *s) { return s->as ? s->as->free_dof : NULL; }
+
+const ct_csc *ct_sim_newton_matrix(const ct_sim *s) { return s->as ? &s->as->A : NULL; }

@@ -1,0 +1,5 @@
+/* ipc_params.c — the choice lists of the IPC parameter table (ct_ipc_params.h). */
+#include "contactlab/ct_ipc_params.h"
+
+const char *const ct_ipc_colset_choices[] = {"convergent", "ipc2020", NULL};
+const char *const ct_ipc_eew_choices[] = {"dhat2", "area", NULL};
