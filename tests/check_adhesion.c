@@ -455,7 +455,7 @@ static double plates_force(int nb, int nt, double gap, const char *contact, ct_f
     ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     ct_force_report fr;
     ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
-    ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, sim->x, &fr), CT_OK);
+    ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, sim->x, &fr), CT_OK);
     const double *Ft = ct_force_report_at(&fr, 1, 0, cat), *Fb = ct_force_report_at(&fr, 0, 1, cat);
     for (int i = 0; i < 3; ++i) ck_assert(fabs(Ft[i] + Fb[i]) <= 1e-12 * fabs(Ft[1]) + 1e-300);
     ck_assert(hypot(Ft[0], Ft[2]) < 1e-6 * fabs(Ft[1])); /* a uniform gap pulls straight (round-off) */
@@ -600,7 +600,7 @@ START_TEST(test_tangential_drag)
         const int v = sim->ctx.surf->bverts[i];
         if (sim->x[3 * v + 1] < 2e-3) wsum += sim->ctx.surf->vert_area[v];
     }
-    ck_assert_int_eq(sim->model->begin_step(sim->mstate, &sim->ctx), CT_OK); /* lag at x_prev = x */
+    ck_assert_int_eq(ct_model_begin_step(sim->model, &sim->ctx), CT_OK); /* lag at x_prev = x */
     double *x = malloc((size_t)nx * 3 * sizeof *x);
     const double ys[5] = {0.3 * eps, eps, 1.5 * eps, 1.9 * eps, 2.5 * eps};
     double worst = 0.0;
@@ -609,7 +609,7 @@ START_TEST(test_tangential_drag)
         for (int v = 0; v < nx; ++v) x[3 * v] += ys[k];
         ct_force_report fr;
         ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
-        ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, x, &fr), CT_OK);
+        ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, x, &fr), CT_OK);
         const double *F = ct_force_report_at(&fr, 0, 1, CT_FORCE_ADHESION_TANGENTIAL);
         const double want = -mu_a * g.ye * ct_adhesion_ft(ys[k], eps) * wsum;
         const double err = fabs(F[0] - want) / (mu_a * g.ye * wsum);

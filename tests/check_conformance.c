@@ -259,7 +259,7 @@ static void case_open(conf_case *c, int model_index, int dim, unsigned flags, in
     if (st != CT_OK) ct_diag_print(&d, stderr, "sim: ");
     ck_assert_int_eq(st, CT_OK);
     ct_diag_free(&d);
-    c->m = c->sim->model;
+    c->m = c->sim->model->type;
     ck_assert_str_eq(c->m->name, c->cm->name);
     c->nd = (size_t)c->sim->nx * (size_t)dim;
 }
@@ -289,26 +289,26 @@ static double *dalloc(size_t n)
 static void lag_at(conf_case *c, const double *x_lag)
 {
     memcpy(c->sim->x_prev, x_lag, c->nd * sizeof *x_lag);
-    if (c->m->begin_step) ck_assert_int_eq(c->m->begin_step(c->sim->mstate, &c->sim->ctx), CT_OK);
+    if (c->m->begin_step) ck_assert_int_eq(ct_model_begin_step(c->sim->model, &c->sim->ctx), CT_OK);
 }
 
 static double model_energy(conf_case *c, const double *x)
 {
     double E = NAN;
-    ck_assert_int_eq(c->m->energy(c->sim->mstate, &c->sim->ctx, x, &E), CT_OK);
+    ck_assert_int_eq(ct_model_energy(c->sim->model, &c->sim->ctx, x, &E), CT_OK);
     return E;
 }
 
 static void model_gradient(conf_case *c, const double *x, double *g)
 {
     memset(g, 0, c->nd * sizeof *g);
-    ck_assert_int_eq(c->m->gradient(c->sim->mstate, &c->sim->ctx, x, g), CT_OK);
+    ck_assert_int_eq(ct_model_gradient(c->sim->model, &c->sim->ctx, x, g), CT_OK);
 }
 
 static void model_hessian(conf_case *c, const double *x, ct_triplets *t)
 {
     ct_triplets_init(t);
-    ck_assert_int_eq(c->m->hessian(c->sim->mstate, &c->sim->ctx, x, t), CT_OK);
+    ck_assert_int_eq(ct_model_hessian(c->sim->model, &c->sim->ctx, x, t), CT_OK);
     for (size_t k = 0; k < t->n; ++k) {
         ck_assert(t->row[k] >= 0 && (size_t)t->row[k] < c->nd);
         ck_assert(t->col[k] >= 0 && (size_t)t->col[k] < c->nd);
@@ -827,7 +827,7 @@ START_TEST(test_max_step)
         for (int k = 0; k < NDIR; ++k) {
             make_direction(&c, x, k, &rng, dx);
             double alpha = -1.0;
-            ck_assert_int_eq(c.m->max_step(c.sim->mstate, &c.sim->ctx, x, dx, &alpha), CT_OK);
+            ck_assert_int_eq(ct_model_max_step(c.sim->model, &c.sim->ctx, x, dx, &alpha), CT_OK);
             printf(" %.3g", alpha);
             ck_assert_double_gt(alpha, 0.0);
             ck_assert_double_le(alpha, 1.0);
@@ -921,7 +921,7 @@ START_TEST(test_no_force_beyond_reach)
         ct_force_report fr;
         ck_assert_int_eq(ct_force_report_init(&fr, c.sim->nb + c.sim->ctx.nobstacles, 16), CT_OK);
         ct_force_report_zero(&fr);
-        ck_assert_int_eq(c.m->forces(c.sim->mstate, &c.sim->ctx, xs, &fr), CT_OK);
+        ck_assert_int_eq(ct_model_forces(c.sim->model, &c.sim->ctx, xs, &fr), CT_OK);
         size_t n = (size_t)fr.np * fr.np * CT_FORCE_NCAT;
         for (size_t k = 0; k < n; ++k)
             for (int i = 0; i < 3; ++i) fmaxv = fmax(fmaxv, fabs(fr.force[k][i]));
@@ -964,7 +964,7 @@ START_TEST(test_action_reaction)
     ct_force_report fr;
     ck_assert_int_eq(ct_force_report_init(&fr, nb + c.sim->ctx.nobstacles, 16), CT_OK);
     ct_force_report_zero(&fr);
-    ck_assert_int_eq(c.m->forces(c.sim->mstate, &c.sim->ctx, x, &fr), CT_OK);
+    ck_assert_int_eq(ct_model_forces(c.sim->model, &c.sim->ctx, x, &fr), CT_OK);
     const int np = fr.np;
     ck_assert_int_eq(np, 3);
     double worst = 0.0;

@@ -97,7 +97,7 @@ static double plate_force(int nb, int nt, double gap, double dhat, double kappa,
     ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
     ct_force_report fr;
     ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
-    ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, sim->x, &fr), CT_OK);
+    ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, sim->x, &fr), CT_OK);
     const double *Ft = ct_force_report_at(&fr, 1, 0, CT_FORCE_BARRIER);
     const double *Fb = ct_force_report_at(&fr, 0, 1, CT_FORCE_BARRIER);
     /* action = −reaction */
@@ -345,7 +345,7 @@ static double *plates_run(int dim, double margin, long *queries, long *ccd_reuse
     ct_diag_free(&d);
     ct_force_report fr;
     ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
-    ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, sim->x, &fr), CT_OK);
+    ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, sim->x, &fr), CT_OK);
     *queries = *ccd_reused = -1;
     for (int k = 0; k < fr.nscalars; ++k) {
         if (strcmp(fr.scalar_names[k], "proximity_queries") == 0) *queries = (long)fr.scalars[k];
@@ -405,8 +405,8 @@ START_TEST(test_friction_sliding_block)
     ct_force_report fr;
     ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
     /* lag at x_prev: the same heights as x, so λ is the barrier force at x */
-    ck_assert_int_eq(sim->model->begin_step(sim->mstate, &sim->ctx), CT_OK);
-    ck_assert_int_eq(sim->model->forces(sim->mstate, &sim->ctx, sim->x, &fr), CT_OK);
+    ck_assert_int_eq(ct_model_begin_step(sim->model, &sim->ctx), CT_OK);
+    ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, sim->x, &fr), CT_OK);
     const double *Fn = ct_force_report_at(&fr, 0, 1, CT_FORCE_BARRIER);
     const double *Ff = ct_force_report_at(&fr, 0, 1, CT_FORCE_FRICTION);
     printf("sliding block: normal %.6g N, friction (%.6g, %.6g) N, ratio %.12f (mu = 0.4)\n", Fn[1], Ff[0], Ff[1],

@@ -110,15 +110,17 @@ ct_status ct_linsolve_factor(ct_linsolve *ls, const ct_csc *A, int pattern_chang
     return CT_OK;
 }
 
-ct_status ct_linsolve_solve(ct_linsolve *ls, const double *b, double *x, ct_diag *diag)
+ct_status ct_linsolve_solve_many(ct_linsolve *ls, int nrhs, const double *b, double *x, ct_diag *diag)
 {
     if (!ls->L) return ct_diag_add(diag, CT_ELIB, "linsolve: solve before factorization");
+    if (nrhs < 0) return ct_diag_add(diag, CT_ELIB, "linsolve: %d right-hand sides", nrhs);
+    if (nrhs == 0) return CT_OK;
     double t0 = omp_get_wtime();
     cholmod_dense B;
     memset(&B, 0, sizeof B);
     B.nrow = (size_t)ls->n;
-    B.ncol = 1;
-    B.nzmax = (size_t)ls->n;
+    B.ncol = (size_t)nrhs;
+    B.nzmax = (size_t)ls->n * (size_t)nrhs;
     B.d = (size_t)ls->n;
     B.x = (void *)b;
     B.xtype = CHOLMOD_REAL;
@@ -126,12 +128,18 @@ ct_status ct_linsolve_solve(ct_linsolve *ls, const double *b, double *x, ct_diag
     cholmod_dense *X = cholmod_l_solve(CHOLMOD_A, ls->L, &B, &ls->c);
     if (!X || ls->c.status < CHOLMOD_OK) {
         if (X) cholmod_l_free_dense(&X, &ls->c);
-        return ct_diag_add(diag, CT_ELIB, "linsolve: cholmod_l_solve failed (status %d)", ls->c.status);
+        return ct_diag_add(diag, CT_ELIB, "linsolve: cholmod_l_solve failed (status %d, %d right-hand sides)",
+                           ls->c.status, nrhs);
     }
-    memcpy(x, X->x, (size_t)ls->n * sizeof *x);
+    memcpy(x, X->x, (size_t)ls->n * (size_t)nrhs * sizeof *x);
     cholmod_l_free_dense(&X, &ls->c);
     ls->t_solve = omp_get_wtime() - t0;
     return CT_OK;
+}
+
+ct_status ct_linsolve_solve(ct_linsolve *ls, const double *b, double *x, ct_diag *diag)
+{
+    return ct_linsolve_solve_many(ls, 1, b, x, diag);
 }
 
 long ct_linsolve_analyses(const ct_linsolve *ls) { return ls->n_analyses; }

@@ -235,7 +235,7 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
     } while (0)
     TRY(ct_h5log_attr_str(lg, "/", "contactlab_version", CT_VERSION));
     TRY(ct_h5log_attr_str(lg, "/", "git_describe", CT_GIT_DESCRIBE));
-    TRY(ct_h5log_attr_str(lg, "/", "model", s->model->name));
+    TRY(ct_h5log_attr_str(lg, "/", "model", ct_model_name(s->model)));
     TRY(ct_h5log_attr_int(lg, "/", "dim", s->dim));
     TRY(ct_h5log_attr_str(lg, "/", "scene_json", sc->resolved_json ? sc->resolved_json : "{}"));
     TRY(ct_h5log_attr_str(lg, "/", "scene_file", sc->path ? sc->path : ""));
@@ -266,15 +266,21 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
     }
     /* model parameters and model scalars */
     char mg[128];
-    snprintf(mg, sizeof mg, "/model/%s", s->model->name);
+    snprintf(mg, sizeof mg, "/model/%s", ct_model_name(s->model));
     TRY(ct_h5log_attr_str(lg, "/", "model_group", mg));
-    for (int i = 0; i < s->params.n; ++i) {
-        const ct_param_spec *ps = &s->params.spec[i];
-        if (s->params.is_auto[i]) TRY(ct_h5log_attr_str(lg, mg, ps->name, "auto"));
-        else if (ps->type == CT_PARAM_CHOICE)
-            TRY(ct_h5log_attr_str(lg, mg, ps->name, ps->choices[(int)s->params.value[i]]));
-        else TRY(ct_h5log_attr_double(lg, mg, ps->name, s->params.value[i]));
+    TRY(ct_h5log_attr_str(lg, mg, "family", ct_model_family_name(s->model->type->family)));
+    /* the parameters as the model runs with them: "auto" ones resolved to numbers by its init,
+     * their names listed in the attribute "auto" */
+    const ct_params *prm = &s->model->params;
+    char autos[256] = "";
+    for (int i = 0; i < prm->n; ++i) {
+        const ct_param_spec *ps = &prm->spec[i];
+        if (prm->is_auto[i])
+            snprintf(autos + strlen(autos), sizeof autos - strlen(autos), "%s%s", autos[0] ? "," : "", ps->name);
+        if (ps->type == CT_PARAM_CHOICE) TRY(ct_h5log_attr_str(lg, mg, ps->name, ps->choices[(int)prm->value[i]]));
+        else TRY(ct_h5log_attr_double(lg, mg, ps->name, prm->value[i]));
     }
+    if (autos[0]) TRY(ct_h5log_attr_str(lg, mg, "auto", autos));
     L->nscalars = fr->nscalars;
     L->scalar_id = calloc((size_t)fr->nscalars + 1, sizeof *L->scalar_id);
     if (!L->scalar_id) return CT_ENOMEM;
@@ -297,9 +303,9 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
 static ct_status log_probes(run_log *L, ct_sim *s, ct_force_report *fr)
 {
     const ct_scene *sc = s->sc;
-    if (s->model->forces) {
+    if (s->model->type->forces) {
         ct_force_report_zero(fr);
-        ct_status st = s->model->forces(s->mstate, &s->ctx, s->x, fr);
+        ct_status st = ct_model_forces(s->model, &s->ctx, s->x, fr);
         if (st != CT_OK) return st;
     }
     for (int i = 0; i < sc->nprobes; ++i) {
@@ -338,12 +344,12 @@ ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
     ct_status st = ct_force_report_init(&fr, s->nb + sc->nobstacles, MODEL_SCALARS_MAX);
     if (st != CT_OK) return ct_diag_add(diag, st, "out of memory");
     fr.nscalars = 0;
-    if (s->model->forces) { /* a first call tells which model scalars exist */
+    if (s->model->type->forces) { /* a first call tells which model scalars exist */
         fr.nscalars = MODEL_SCALARS_MAX;
-        st = s->model->forces(s->mstate, &s->ctx, s->x, &fr);
+        st = ct_model_forces(s->model, &s->ctx, s->x, &fr);
         if (st != CT_OK) {
             ct_force_report_free(&fr);
-            return ct_diag_add(diag, st, "model %s: forces failed", s->model->name);
+            return ct_diag_add(diag, st, "model %s: forces failed", ct_model_name(s->model));
         }
     }
     run_log L;

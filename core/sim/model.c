@@ -1,7 +1,9 @@
-/* model.c — model registry lookup, force categories, force reports. */
+/* model.c — model instances and the wrappers of their ops (defaults of NULL ops, timing),
+ * family checks, registry lookup, force categories, force reports. */
 #include "contactlab/ct_model.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,4 +79,158 @@ void ct_force_report_zero(ct_force_report *r)
 double *ct_force_report_at(ct_force_report *r, int a, int b, ct_force_category cat)
 {
     return r->force[((size_t)a * (size_t)r->np + (size_t)b) * CT_FORCE_NCAT + (size_t)cat];
+}
+
+/* ---------- families ---------- */
+
+const char *ct_model_family_name(ct_model_family f)
+{
+    return f == CT_FAMILY_CONSTRAINT ? "constraint" : f == CT_FAMILY_ENERGY ? "energy" : "unknown";
+}
+
+ct_status ct_model_type_check(const ct_model_type *t, ct_diag *diag)
+{
+    const char *n = t->name ? t->name : "(unnamed)";
+    if (t->family == CT_FAMILY_ENERGY) {
+        if (t->step)
+            return ct_diag_add(diag, CT_EINPUT, "model %s: an energy-family model sets no step op", n);
+        int ops = !!t->energy + !!t->gradient + !!t->hessian;
+        if (ops != 0 && ops != 3)
+            return ct_diag_add(diag, CT_EINPUT, "model %s: energy, gradient and hessian come together (%s is "
+                               "missing)", n, !t->energy ? "energy" : !t->gradient ? "gradient" : "hessian");
+        return CT_OK;
+    }
+    if (t->family == CT_FAMILY_CONSTRAINT) {
+        if (!t->step) return ct_diag_add(diag, CT_EINPUT, "model %s: a constraint-family model needs a step op", n);
+        const char *extra = t->energy ? "energy" : t->gradient ? "gradient" : t->hessian ? "hessian"
+                            : t->max_step ? "max_step" : t->update_lagged ? "update_lagged" : NULL;
+        if (extra)
+            return ct_diag_add(diag, CT_EINPUT, "model %s: a constraint-family model sets no %s op (the core "
+                               "never calls it)", n, extra);
+        return CT_OK;
+    }
+    return ct_diag_add(diag, CT_EINPUT, "model %s: unknown family %d", n, (int)t->family);
+}
+
+/* ---------- instances ---------- */
+
+ct_status ct_model_create(ct_model **out, const ct_model_type *t, const ct_params *p, const ct_step_ctx *c,
+                          ct_diag *diag)
+{
+    *out = NULL;
+    ct_status st = ct_model_type_check(t, diag);
+    if (st != CT_OK) return st;
+    ct_model *m = calloc(1, sizeof *m);
+    if (!m) return CT_ENOMEM;
+    m->type = t;
+    st = p ? ct_params_copy(&m->params, p) : ct_params_init_defaults(&m->params, t->params);
+    if (st == CT_OK && t->state_size && !(m->state = calloc(1, t->state_size))) st = CT_ENOMEM;
+    /* "auto" entries are the model's to resolve: NAN unless its init does */
+    for (int i = 0; st == CT_OK && i < m->params.n; ++i)
+        if (m->params.is_auto[i]) m->params.value[i] = NAN;
+    if (st == CT_OK && t->init) {
+        double t0 = omp_get_wtime();
+        st = t->init(m->state, c, &m->params, diag);
+        m->time.contact += omp_get_wtime() - t0;
+        if (st != CT_OK && ct_diag_status(diag) == CT_OK) ct_diag_add(diag, st, "model %s: init failed", t->name);
+    }
+
+    if (st != CT_OK) {
+        ct_model_destroy(m);
+        return st;
+    }
+    m->ready = 1;
+    *out = m;
+    return CT_OK;
+}
+
+void ct_model_destroy(ct_model *m)
+{
+    if (!m) return;
+    if (m->state && m->type->destroy) m->type->destroy(m->state);
+    free(m->state);
+    ct_params_free(&m->params);
+    free(m);
+}
+
+const char *ct_model_name(const ct_model *m) { return m->type->name; }
+
+int ct_model_has_lagged(const ct_model *m) { return m->type->update_lagged != NULL; }
+
+/* Call op (if set) and add its wall time to the counter. */
+#define CT_TIMED(m, field, call)                    \
+    do {                                            \
+        double t0_ = omp_get_wtime();               \
+        st = (call);                                \
+        (m)->time.field += omp_get_wtime() - t0_;   \
+    } while (0)
+
+ct_status ct_model_begin_step(ct_model *m, const ct_step_ctx *c)
+{
+    ct_status st = CT_OK;
+    if (m->type->begin_step) CT_TIMED(m, contact, m->type->begin_step(m->state, c));
+    return st;
+}
+
+ct_status ct_model_energy(ct_model *m, const ct_step_ctx *c, const double *x, double *E)
+{
+    ct_status st = CT_OK;
+    *E = 0.0;
+    if (m->type->energy) CT_TIMED(m, contact, m->type->energy(m->state, c, x, E));
+    return st;
+}
+
+ct_status ct_model_gradient(ct_model *m, const ct_step_ctx *c, const double *x, double *g)
+{
+    ct_status st = CT_OK;
+    if (m->type->gradient) CT_TIMED(m, contact, m->type->gradient(m->state, c, x, g));
+    return st;
+}
+
+ct_status ct_model_hessian(ct_model *m, const ct_step_ctx *c, const double *x, ct_triplets *H)
+{
+    ct_status st = CT_OK;
+    if (m->type->hessian) CT_TIMED(m, contact, m->type->hessian(m->state, c, x, H));
+    return st;
+}
+
+ct_status ct_model_max_step(ct_model *m, const ct_step_ctx *c, const double *x, const double *dx, double *alpha)
+{
+    ct_status st = CT_OK;
+    *alpha = 1.0;
+    if (m->type->max_step) CT_TIMED(m, ccd, m->type->max_step(m->state, c, x, dx, alpha));
+    return st;
+}
+
+ct_status ct_model_update_lagged(ct_model *m, const ct_step_ctx *c, const double *x, double *delta)
+{
+    ct_status st = CT_OK;
+    *delta = 0.0;
+    if (m->type->update_lagged) CT_TIMED(m, contact, m->type->update_lagged(m->state, c, x, delta));
+    return st;
+}
+
+ct_status ct_model_step(ct_model *m, const ct_step_ctx *c, const ct_linear_system *sys, double *r)
+{
+    ct_status st = CT_OK;
+    if (!m->type->step) return CT_ENOTSUP;
+    CT_TIMED(m, step, m->type->step(m->state, c, sys, r));
+    return st;
+}
+
+ct_status ct_model_end_step(ct_model *m, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats)
+{
+    ct_status st = CT_OK;
+    if (m->type->end_step) st = m->type->end_step(m->state, c, x_next, stats); /* timed by its stats */
+    return st;
+}
+
+ct_status ct_model_forces(ct_model *m, const ct_step_ctx *c, const double *x, ct_force_report *out)
+{
+    if (!m->type->forces) {
+        ct_force_report_zero(out);
+        out->nscalars = 0;
+        return CT_OK;
+    }
+    return m->type->forces(m->state, c, x, out);
 }

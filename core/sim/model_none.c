@@ -8,6 +8,8 @@ static const ct_param_spec none_params[] = {{NULL}};
 const ct_model_type ct_model_none = {
     .name = "none",
     .summary = "no contact: bodies pass through each other and through obstacles",
+    .family = CT_FAMILY_ENERGY,
+    .guarantees = 0,
     .state_size = 0,
     .params = none_params,
 };

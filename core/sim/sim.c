@@ -231,7 +231,7 @@ static ct_status build_state(ct_sim *s, ct_diag *diag)
         alloc_d(&s->q_tilde, nqd) || alloc_d(&s->mass_x, (size_t)s->nx) || alloc_d(&s->vol_x, (size_t)s->nx) ||
         alloc_d(&s->f_ext, nxd) || alloc_d(&s->g, nqd) || alloc_d(&s->p, nqd) || alloc_d(&s->pq, nqd) ||
         alloc_d(&s->px, nxd) || alloc_d(&s->gx, nxd) || alloc_d(&s->rhs, nqd) || alloc_d(&s->q_trial, nqd) ||
-        alloc_d(&s->x_trial, nxd))
+        alloc_d(&s->x_trial, nxd) || alloc_d(&s->r_contact, nqd))
         return ct_diag_add(diag, CT_ENOMEM, "out of memory for %d vertices", s->nx);
     s->fixed = calloc(nqd + 1, 1);
     s->qv_dirichlet = malloc(((size_t)s->nq + 1) * sizeof *s->qv_dirichlet);
@@ -545,6 +545,7 @@ static void fill_ctx(ct_sim *s)
     c->part_young = s->part_young;
     c->obstacles = s->obstacles;
     c->surf = &s->surf;
+    c->dofs = &s->dofs;
     c->bbox_diag = s->bbox_diag;
     c->newton_tol_v = s->sc->integrator == CT_INTEGRATOR_STATIC ? 0.0 : s->sc->solver.newton_tol * s->bbox_diag;
     c->threads = s->threads;
@@ -632,20 +633,19 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
         return st;
     }
     /* the model */
-    s->model = sc->model ? sc->model : &ct_model_none;
-    st = ct_params_copy(&s->params, &sc->params);
-    if (st == CT_OK && s->model->state_size) {
-        s->mstate = calloc(1, s->model->state_size);
-        if (!s->mstate) st = CT_ENOMEM;
+    const ct_model_type *mt = sc->model ? sc->model : &ct_model_none;
+    if (mt->family == CT_FAMILY_CONSTRAINT && sc->integrator == CT_INTEGRATOR_STATIC) {
+        ct_diag_add(diag, CT_EINPUT, "%s: /solver/integrator: model %s (constraint family) takes dynamic steps "
+                    "only", sc->path, mt->name);
+        ct_sim_destroy(s);
+        return CT_EINPUT;
     }
     fill_ctx(s);
-    if (st == CT_OK && s->model->init) st = s->model->init(s->mstate, &s->ctx, &s->params, diag);
+    st = ct_model_create(&s->model, mt, &sc->params, &s->ctx, diag);
     if (st != CT_OK) {
-        if (ct_diag_status(diag) == CT_OK) ct_diag_add(diag, st, "model %s: init failed", s->model->name);
         ct_sim_destroy(s);
         return st;
     }
-    s->model_ready = 1;
     s->last.ccd_alpha_min = 1.0;
     s->last.min_distance = INFINITY;
     *out = s;
@@ -655,9 +655,7 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
 void ct_sim_destroy(ct_sim *s)
 {
     if (!s) return;
-    if (s->model_ready && s->model->destroy) s->model->destroy(s->mstate);
-    free(s->mstate);
-    ct_params_free(&s->params);
+    ct_model_destroy(s->model);
     for (int b = 0; b < s->nb; ++b) {
         ct_mesh_free(&s->bodies[b].mesh);
         ct_mesh_free(&s->bodies[b].coarse);
@@ -674,7 +672,7 @@ void ct_sim_destroy(ct_sim *s)
     ct_surface_free(&s->surf);
     double *vecs[] = {s->X, s->Q, s->x, s->x_prev, s->vx, s->q, s->vq, s->q_prev, s->q_tilde, s->mass_x,
                       s->vol_x, s->f_ext, s->g, s->p, s->pq, s->px, s->gx, s->rhs, s->q_trial, s->x_trial,
-                      s->load_w};
+                      s->load_w, s->r_contact};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; ++i) free(vecs[i]);
     free(s->load_off);
     free(s->fixed);

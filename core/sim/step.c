@@ -1,18 +1,21 @@
-/* step.c — one implicit Euler step as incremental-potential minimisation (projected Newton,
- * CHOLMOD, filter line search), plus energies and reaction forces. */
-#include "contactlab/ct_sim.h"
+/* step.c — one time step as named stages (DESIGN §2):
+ *     predict -> begin_step -> solve -> end_step -> verify -> log
+ * where solve is the Newton minimisation of the incremental potential for the energy family
+ * (newton.c) or the linearized step with the model's contact impulse for the constraint
+ * family (constraint.c); plus the incremental potential itself, energies and reactions. */
+#include "sim/step_internal.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/assemble.h"
 #include "contactlab/ct_intersect.h"
+#include "sim/assemble.h"
 
-static int is_static(const ct_sim *s) { return s->sc->integrator == CT_INTEGRATOR_STATIC; }
-/* weight of the potentials in E: h^2 (dynamic) or 1 (static) */
-static double pot_weight(const ct_sim *s) { return is_static(s) ? 1.0 : s->sc->dt * s->sc->dt; }
+int ct_step_is_static(const ct_sim *s) { return s->sc->integrator == CT_INTEGRATOR_STATIC; }
+double ct_step_pot_weight(const ct_sim *s) { return ct_step_is_static(s) ? 1.0 : s->sc->dt * s->sc->dt; }
+double ct_step_now(void) { return omp_get_wtime(); }
 
 /* External forces at time t: gravity m g plus the scripted loads. */
 static void compute_fext(ct_sim *s, double t)
@@ -53,40 +56,28 @@ static double mass_quadratic(const ct_sim *s, const double *a, const double *b)
     return E;
 }
 
-/* Model calls are timed into s->last.t_contact (the step subtracts that time from the core's
- * phases it happens in, so the columns of ct_step_stats partition the step). */
-static ct_status model_energy(ct_sim *s, const double *x, double *E)
-{
-    *E = 0.0;
-    if (!s->model->energy) return CT_OK;
-    double t0 = omp_get_wtime();
-    ct_status st = s->model->energy(s->mstate, &s->ctx, x, E);
-    s->last.t_contact += omp_get_wtime() - t0;
-    return st;
-}
-
 /* Incremental potential at (q, x = x(q)). */
-static ct_status ip_energy(ct_sim *s, const double *q, const double *x, double *E)
+ct_status ct_step_ip_energy(ct_sim *s, const double *q, const double *x, double *E)
 {
-    double w = pot_weight(s), Ec = 0.0;
+    double w = ct_step_pot_weight(s), Ec = 0.0;
     double Ee = ct_elastic_energy(&s->el, q);
     double Wext = 0.0;
     size_t nxd = (size_t)s->nx * s->dim;
     for (size_t i = 0; i < nxd; ++i) Wext += s->f_ext[i] * x[i];
-    ct_status st = model_energy(s, x, &Ec);
+    ct_status st = ct_model_energy(s->model, &s->ctx, x, &Ec);
     if (st != CT_OK) return st;
-    *E = (is_static(s) ? 0.0 : mass_quadratic(s, q, s->q_tilde)) + w * (Ee - Wext + Ec);
+    *E = (ct_step_is_static(s) ? 0.0 : mass_quadratic(s, q, s->q_tilde)) + w * (Ee - Wext + Ec);
     return CT_OK;
 }
 
 /* Gradient over all q dofs (fixed ones too: they give the reaction forces). */
-static ct_status ip_gradient(ct_sim *s, const double *q, const double *x, double *g)
+ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, double *g)
 {
     int dim = s->dim;
     size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * dim;
-    double w = pot_weight(s);
+    double w = ct_step_pot_weight(s);
     memset(g, 0, nqd * sizeof *g);
-    if (!is_static(s)) {
+    if (!ct_step_is_static(s)) {
         const ct_csc *M = &s->Mq_csc;
         for (int b = 0; b < M->ncol; ++b)
             for (int k = M->colptr[b]; k < M->colptr[b + 1]; ++k) {
@@ -100,45 +91,63 @@ static ct_status ip_gradient(ct_sim *s, const double *q, const double *x, double
     memset(ge, 0, nqd * sizeof *ge);
     ct_elastic_gradient(&s->el, q, ge);
     for (size_t i = 0; i < nxd; ++i) s->gx[i] = -s->f_ext[i];
-    if (s->model->gradient) {
-        double t0 = omp_get_wtime();
-        ct_status st = s->model->gradient(s->mstate, &s->ctx, x, s->gx);
-        s->last.t_contact += omp_get_wtime() - t0;
-        if (st != CT_OK) return st;
-    }
+    ct_status st = ct_model_gradient(s->model, &s->ctx, x, s->gx);
+    if (st != CT_OK) return st;
     ct_dofs_pull(&s->dofs, s->gx, ge);
     for (size_t i = 0; i < nqd; ++i) g[i] += w * ge[i];
     return CT_OK;
 }
 
-static double now(void) { return omp_get_wtime(); }
+/* ---------- the Newton matrix ---------- */
 
-ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
+ct_status ct_step_assemble_factor(ct_sim *s, int it, ct_diag *diag)
 {
-    const ct_scene *sc = s->sc;
-    const ct_solver_spec *so = &sc->solver;
-    int dim = s->dim;
-    size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * dim;
-    double h = sc->dt, t1 = s->t + h, w = pot_weight(s);
-    double tol = so->newton_tol * s->bbox_diag;
-    double wall0 = now();
     ct_step_stats *S = &s->last;
-    memset(S, 0, sizeof *S);
-    S->ccd_alpha_min = 1.0;
-    S->min_distance = INFINITY;
     ct_assembly *as = s->as;
     ct_triplets *Hc = &as->hc; /* kept across steps: its pages stay mapped */
-    ct_status st = CT_OK;
+    const double w = ct_step_pot_weight(s);
+    double ta = ct_step_now(), tm0 = s->model->time.contact;
+    ct_status st = ct_step_ip_gradient(s, s->q, s->x, s->g);
+    if (st != CT_OK) return ct_diag_add(diag, st, "step %d: model %s: gradient failed", s->step, ct_model_name(s->model));
+    ct_triplets_clear(Hc);
+    Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
+    if ((st = ct_model_hessian(s->model, &s->ctx, s->x, Hc)) != CT_OK)
+        return ct_diag_add(diag, st, "step %d: model %s: hessian failed", s->step, ct_model_name(s->model));
+    double tloc = 0.0, tmap = 0.0;
+    st = ct_assembly_fill(as, s, s->q, ct_step_is_static(s) ? 0.0 : 1.0, w, Hc, w, s->sc->solver.project_psd, &tloc,
+                          &tmap, diag);
+    if (st != CT_OK) return st;
+    S->t_projection += tloc;
+    S->t_contact_assembly += tmap;
+    S->t_assembly += ct_step_now() - ta - tloc - tmap - (s->model->time.contact - tm0);
+    st = ct_linsolve_factor(s->ls, &as->A, as->pattern_changed, diag);
+    as->pattern_changed = 0;
+    double tan_, tf;
+    ct_linsolve_times(s->ls, &tan_, &tf, NULL);
+    S->t_analysis += tan_;
+    S->t_factor += tf;
+    if (st != CT_OK)
+        return ct_diag_add(diag, st, "step %d (t = %g), Newton iteration %d: factorization failed", s->step, s->t,
+                           it);
+    return CT_OK;
+}
 
-    /* lagged quantities and the predictor */
+/* ---------- the stages of a step ---------- */
+
+/* predict: remember x^n, form the inertial target q~ = q^n + h v^n, move the prescribed dofs
+ * to their targets at the end of the step, external forces at the end time, and the context. */
+static void stage_predict(ct_sim *s, double t1)
+{
+    const int dim = s->dim;
+    const size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * dim;
+    const double h = s->sc->dt;
     memcpy(s->q_prev, s->q, nqd * sizeof *s->q);
     memcpy(s->x_prev, s->x, nxd * sizeof *s->x);
     for (size_t i = 0; i < nqd; ++i) s->q_tilde[i] = s->q[i] + h * s->vq[i];
-    /* Dirichlet targets at the end of the step */
     for (int a = 0; a < s->nq; ++a) {
         int f = s->qv_dirichlet[a];
         if (f < 0) continue;
-        const ct_dirichlet *dd = &sc->bodies[s->qv_body[a]].fixed[f];
+        const ct_dirichlet *dd = &s->sc->bodies[s->qv_body[a]].fixed[f];
         ct_motion_eval(dd, dim, s->Q + (size_t)a * dim, t1, s->q + (size_t)a * dim);
     }
     compute_fext(s, t1);
@@ -146,171 +155,94 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     s->ctx.step = s->step;
     s->ctx.t = s->t;
     s->ctx.h = h;
-    double tb = now();
-    if (s->model->begin_step) st = s->model->begin_step(s->mstate, &s->ctx);
-    S->t_contact += now() - tb;
-    if (st != CT_OK) {
-        ct_diag_add(diag, st, "step %d (t = %g): model %s: begin_step failed", s->step, s->t, s->model->name);
-        goto done;
-    }
-    int outer_max = so->friction_iters < 0 ? 100 : so->friction_iters;
-    if (!s->model->update_lagged) outer_max = 1;
-    double *pf = s->pq; /* free-dof solution */
-    for (int outer = 0; outer < outer_max; ++outer) {
-        S->friction_iters = outer + 1;
-        int converged = 0;
-        /* The incremental potential at the current q, once known: the accepted trial's value is the
-         * next iteration's E0 (the same q, so the same number; the lagged quantities change only
-         * between outer iterations), which spares one energy evaluation per Newton iteration. */
-        double E_cur = 0.0;
-        int E_known = 0;
-        for (int it = 0; it < so->max_newton_iters; ++it) {
-            double ta = now(), tm0 = S->t_contact;
-            st = ip_gradient(s, s->q, s->x, s->g);
-            if (st != CT_OK) {
-                ct_diag_add(diag, st, "step %d: model %s: gradient failed", s->step, s->model->name);
-                goto done;
-            }
-            ct_triplets_clear(Hc);
-            Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
-            double th = now();
-            if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, s->x, Hc);
-            S->t_contact += now() - th;
-            if (st != CT_OK) {
-                ct_diag_add(diag, st, "step %d: model %s: hessian failed", s->step, s->model->name);
-                goto done;
-            }
-            double tloc = 0.0, tmap = 0.0;
-            st = ct_assembly_fill(as, s, s->q, is_static(s) ? 0.0 : 1.0, w, Hc, w, so->project_psd, &tloc, &tmap,
-                                  diag);
-            if (st != CT_OK) goto done;
-            S->t_projection += tloc;
-            S->t_contact_assembly += tmap;
-            S->t_assembly += now() - ta - tloc - tmap - (S->t_contact - tm0);
-            int changed = as->pattern_changed;
-            st = ct_linsolve_factor(s->ls, &as->A, changed, diag);
-            as->pattern_changed = 0;
-            double tan_, tf, ts;
-            ct_linsolve_times(s->ls, &tan_, &tf, &ts);
-            S->t_analysis += tan_;
-            S->t_factor += tf;
-            if (st != CT_OK) {
-                ct_diag_add(diag, st, "step %d (t = %g), Newton iteration %d: factorization failed", s->step,
-                            s->t, it);
-                goto done;
-            }
-            for (int i = 0; i < as->nfree; ++i) pf[i] = -s->g[as->free_dof[i]];
-            st = ct_linsolve_solve(s->ls, pf, pf, diag);
-            ct_linsolve_times(s->ls, NULL, NULL, &ts);
-            S->t_solve += ts;
-            if (st != CT_OK) goto done;
-            S->newton_iters = it + 1;
-            memset(s->p, 0, nqd * sizeof *s->p);
-            double pmax = 0.0;
-            for (int i = 0; i < as->nfree; ++i) {
-                s->p[as->free_dof[i]] = pf[i];
-                pmax = fmax(pmax, fabs(pf[i]));
-            }
-            S->residual = is_static(s) ? pmax : pmax / h;
-            if (S->residual < tol) {
-                converged = 1;
-                break;
-            }
-            /* filter line search: never beyond what the model calls safe */
-            double tl = now(), tm1 = S->t_contact, tccd = S->t_ccd;
-            double alpha = 1.0;
-            ct_dofs_map_lin(&s->dofs, s->p, s->px);
-            if (s->model->max_step) {
-                double tc = now();
-                st = s->model->max_step(s->mstate, &s->ctx, s->x, s->px, &alpha);
-                S->t_ccd += now() - tc;
-                if (st != CT_OK) {
-                    ct_diag_add(diag, st, "step %d: model %s: max_step failed", s->step, s->model->name);
-                    goto done;
-                }
-                alpha = fmin(alpha, 1.0);
-                S->ccd_alpha_min = fmin(S->ccd_alpha_min, alpha);
-            }
-            double E0 = E_cur;
-            if (!E_known && (st = ip_energy(s, s->q, s->x, &E0)) != CT_OK) goto done;
-            int ls_ok = 0;
-            for (int k = 0; k < so->max_line_search; ++k) {
-                for (size_t i = 0; i < nqd; ++i) s->q_trial[i] = s->q[i] + alpha * s->p[i];
-                ct_dofs_map(&s->dofs, s->q_trial, s->x_trial);
-                double E1;
-                if ((st = ip_energy(s, s->q_trial, s->x_trial, &E1)) != CT_OK) goto done;
-                if (E1 <= E0) {
-                    ls_ok = 1;
-                    E_cur = E1;
-                    break;
-                }
-                alpha *= 0.5;
-                S->line_search_iters++;
-            }
-            S->t_line_search += now() - tl - (S->t_contact - tm1) - (S->t_ccd - tccd);
-            if (!ls_ok) {
-                st = ct_diag_add(diag, CT_ENOCONV,
-                                 "step %d (t = %g), Newton iteration %d: line search found no decrease after %d "
-                                 "halvings (|p|inf/h = %.3e, tol = %.3e)",
-                                 s->step, s->t, it, so->max_line_search, S->residual, tol);
-                goto done;
-            }
-            memcpy(s->q, s->q_trial, nqd * sizeof *s->q);
-            memcpy(s->x, s->x_trial, nxd * sizeof *s->x);
-            E_known = 1;
-        }
-        if (!converged) {
-            st = ct_diag_add(diag, CT_ENOCONV,
-                             "step %d (t = %g): Newton did not converge in %d iterations (|p|inf%s = %.3e, tol = "
-                             "%.3e)", s->step, s->t, so->max_newton_iters, is_static(s) ? "" : "/h",
-                             S->residual, tol);
-            goto done;
-        }
-        if (outer_max > 1) {
-            double delta = 0.0, tu = now();
-            st = s->model->update_lagged(s->mstate, &s->ctx, s->x, &delta);
-            S->t_contact += now() - tu;
-            if (st != CT_OK) goto done;
-            if (delta < so->friction_tol) break;
-        }
-    }
-    /* velocities, energies, reaction data (gradient at the solution, all dofs) */
-    if (is_static(s)) memset(s->vq, 0, nqd * sizeof *s->vq);
+}
+
+/* begin_step: the model lags its state at x^n (friction, bonds, candidates). */
+static ct_status stage_begin_step(ct_sim *s, ct_diag *diag)
+{
+    ct_status st = ct_model_begin_step(s->model, &s->ctx);
+    if (st != CT_OK)
+        ct_diag_add(diag, st, "step %d (t = %g): model %s: begin_step failed", s->step, s->t, ct_model_name(s->model));
+    return st;
+}
+
+/* end_step: velocities, the gradient at the solution (reactions), the energy, the model's own
+ * end of step (per-pair state, statistics). */
+static ct_status stage_end_step(ct_sim *s, double t1, ct_diag *diag)
+{
+    ct_step_stats *S = &s->last;
+    const size_t nqd = (size_t)s->ndof;
+    const double h = s->sc->dt;
+    if (ct_step_is_static(s)) memset(s->vq, 0, nqd * sizeof *s->vq);
     else
         for (size_t i = 0; i < nqd; ++i) s->vq[i] = (s->q[i] - s->q_prev[i]) / h;
     ct_dofs_map_lin(&s->dofs, s->vq, s->vx);
-    if ((st = ip_gradient(s, s->q, s->x, s->g)) != CT_OK) goto done;
-    if ((st = ip_energy(s, s->q, s->x, &S->energy)) != CT_OK) goto done;
+    ct_status st = ct_step_ip_gradient(s, s->q, s->x, s->g);
+    if (st != CT_OK) return st;
+    if (s->model->type->family == CT_FAMILY_CONSTRAINT) /* R = g / h^2 - r / h (ct_sim_reaction) */
+        for (size_t i = 0; i < nqd; ++i) s->g[i] -= h * s->r_contact[i];
+    if ((st = ct_step_ip_energy(s, s->q, s->x, &S->energy)) != CT_OK) return st;
     s->ctx.t = t1;
-    if (s->model->end_step) {
-        ct_model_stats ms = {0, 0, INFINITY, 1.0, 0, 0, 0};
-        if ((st = s->model->end_step(s->mstate, &s->ctx, s->x, &ms)) != CT_OK) {
-            ct_diag_add(diag, st, "step %d: model %s: end_step failed", s->step, s->model->name);
-            goto done;
-        }
+    ct_model_stats ms = {0, 0, INFINITY, 1.0, 0, 0, 0};
+    if ((st = ct_model_end_step(s->model, &s->ctx, s->x, &ms)) != CT_OK)
+        return ct_diag_add(diag, st, "step %d: model %s: end_step failed", s->step, ct_model_name(s->model));
+    if (s->model->type->end_step) {
         S->n_candidates = ms.n_candidates;
         S->n_active = ms.n_active;
         S->min_distance = ms.min_distance;
         S->t_broadphase = ms.t_broadphase;
         S->t_model = ms.t_pairs;
     }
-    /* the exact verifier: intersecting surface primitives after the step (DESIGN §9) */
+    return CT_OK;
+}
+
+/* verify: the exact intersection test of the surfaces after the step (DESIGN §9); -1 when
+ * solver.verify is off. */
+static ct_status stage_verify(ct_sim *s, ct_diag *diag)
+{
+    ct_step_stats *S = &s->last;
     S->intersections = -1;
-    if (so->verify && (s->surf.nf > 0 || (dim == 2 && s->surf.ned > 0))) {
-        double tv = now();
-        long ni = ct_surface_intersections(&s->surf, s->x, s->threads, NULL, 0);
-        S->t_verify = now() - tv;
-        if (ni < 0) {
-            st = ct_diag_add(diag, CT_ENOMEM, "step %d: intersection verifier: out of memory", s->step);
-            goto done;
-        }
-        S->intersections = (int)ni;
-    }
-    s->t = t1;
-    s->step++;
-done:
+    if (!s->sc->solver.verify || !(s->surf.nf > 0 || (s->dim == 2 && s->surf.ned > 0))) return CT_OK;
+    double tv = ct_step_now();
+    long ni = ct_surface_intersections(&s->surf, s->x, s->threads, NULL, 0);
+    S->t_verify = ct_step_now() - tv;
+    if (ni < 0) return ct_diag_add(diag, CT_ENOMEM, "step %d: intersection verifier: out of memory", s->step);
+    S->intersections = (int)ni;
+    return CT_OK;
+}
+
+/* log: the step's statistics for the run log (ct_step_stats; the run loop writes them), also
+ * after a failed stage. */
+static void stage_log(ct_sim *s, double wall0, const ct_model_timing *m0)
+{
+    ct_step_stats *S = &s->last;
+    const ct_model_timing *m1 = &s->model->time;
+    S->t_contact = (m1->contact - m0->contact) + (m1->step - m0->step);
+    S->t_ccd = m1->ccd - m0->ccd;
     S->n_analyses = ct_linsolve_analyses(s->ls);
-    S->wall = now() - wall0;
+    S->wall = ct_step_now() - wall0;
+}
+
+ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
+{
+    const double t1 = s->t + s->sc->dt, wall0 = ct_step_now();
+    const ct_model_timing m0 = s->model->time;
+    ct_step_stats *S = &s->last;
+    memset(S, 0, sizeof *S);
+    S->ccd_alpha_min = 1.0;
+    S->min_distance = INFINITY;
+    stage_predict(s, t1);
+    ct_status st = stage_begin_step(s, diag);
+    if (st == CT_OK)
+        st = s->model->type->family == CT_FAMILY_CONSTRAINT ? ct_step_solve_constraint(s, diag)
+                                                            : ct_step_solve_newton(s, diag);
+    if (st == CT_OK) st = stage_end_step(s, t1, diag);
+    if (st == CT_OK) st = stage_verify(s, diag);
+    if (st == CT_OK) {
+        s->t = t1;
+        s->step++;
+    }
+    stage_log(s, wall0, &m0);
     return st;
 }
 
@@ -321,8 +253,8 @@ ct_status ct_sim_ip_eval(ct_sim *s, const double *q, double *E, double *g)
     double *x = malloc(((size_t)s->nx * s->dim + 1) * sizeof *x);
     if (!x) return CT_ENOMEM;
     ct_dofs_map(&s->dofs, q, x);
-    ct_status st = ip_energy(s, q, x, E);
-    if (st == CT_OK && g) st = ip_gradient(s, q, x, g);
+    ct_status st = ct_step_ip_energy(s, q, x, E);
+    if (st == CT_OK && g) st = ct_step_ip_gradient(s, q, x, g);
     free(x);
     return st;
 }
@@ -335,11 +267,10 @@ ct_status ct_sim_ip_hessian(ct_sim *s, const double *q, int project, const ct_cs
     ct_triplets Hc;
     ct_triplets_init(&Hc);
     Hc.upper = s->dofs.identity;
-    ct_status st = CT_OK;
-    if (s->model->hessian) st = s->model->hessian(s->mstate, &s->ctx, x, &Hc);
-    double w = pot_weight(s);
+    ct_status st = ct_model_hessian(s->model, &s->ctx, x, &Hc);
+    double w = ct_step_pot_weight(s);
     if (st == CT_OK)
-        st = ct_assembly_fill(s->as, s, q, is_static(s) ? 0.0 : 1.0, w, &Hc, w, project, NULL, NULL, diag);
+        st = ct_assembly_fill(s->as, s, q, ct_step_is_static(s) ? 0.0 : 1.0, w, &Hc, w, project, NULL, NULL, diag);
     ct_triplets_free(&Hc);
     free(x);
     *A = &s->as->A;
@@ -375,14 +306,14 @@ double ct_sim_external_energy(const ct_sim *s)
 double ct_sim_contact_energy(ct_sim *s)
 {
     double E = 0.0;
-    if (model_energy(s, s->x, &E) != CT_OK) return NAN;
+    if (ct_model_energy(s->model, &s->ctx, s->x, &E) != CT_OK) return NAN;
     return E;
 }
 
 void ct_sim_reaction(ct_sim *s, const ct_selector *sel, double *out)
 {
     int dim = s->dim;
-    double w = pot_weight(s);
+    double w = ct_step_pot_weight(s);
     for (int c = 0; c < dim; ++c) out[c] = 0.0;
     int *idx = NULL, n = 0;
     if (sel) {

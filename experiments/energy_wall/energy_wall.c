@@ -3,7 +3,7 @@
  * A probe vertex is held at the constant height h = 0.5 d̂ above a flat triangulated plane (3D) or
  * a straight segmented line (2D) and moved across it; at every sample we evaluate what the contact
  * model puts into the Newton solve — its energy and its gradient, through the model interface
- * (ct_model_find("ipc"), init, begin_step, energy, gradient) — for both collision sets
+ * (ct_model_find("ipc"), ct_model_create, begin_step, energy, gradient) — for both collision sets
  * (`collision_set` = ipc2020 and convergent, models/ipc_adhesion/README.md).
  *
  * On a flat plane the ideal contact energy of a point at height h does not depend on where the
@@ -323,8 +323,7 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
     double *x0 = malloc((size_t)nd * sizeof(double)), *x = malloc((size_t)nd * sizeof(double));
     double *v0 = calloc((size_t)nd, sizeof(double)), *mass = malloc((size_t)nv * sizeof(double));
     double *grad = malloc((size_t)nd * sizeof(double));
-    void *st = calloc(1, mt->state_size ? mt->state_size : 1);
-    if (!x0 || !x || !v0 || !mass || !grad || !st) return -1;
+    if (!x0 || !x || !v0 || !mass || !grad) return -1;
     /* probe at the start of the path, tip at height h */
     const double L = dim == 3 ? hypot(P->p1[0] - P->p0[0], P->p1[1] - P->p0[1]) : fabs(P->p1[0] - P->p0[0]);
     double dir[2] = {(P->p1[0] - P->p0[0]) / L, dim == 3 ? (P->p1[1] - P->p0[1]) / L : 0.0};
@@ -360,8 +359,9 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
     ct_diag dg;
     ct_diag_init(&dg);
     int rc = 0;
-    ct_status s = mt->init(st, &ctx, &prm, &dg);
-    if (s == CT_OK && mt->begin_step) s = mt->begin_step(st, &ctx);
+    ct_model *m = NULL;
+    ct_status s = ct_model_create(&m, mt, &prm, &ctx, &dg);
+    if (s == CT_OK) s = ct_model_begin_step(m, &ctx);
     for (int i = 0; i < NSAMP && s == CT_OK; ++i) {
         double sp = L * i / (NSAMP - 1);
         memcpy(x, x0, (size_t)nd * sizeof(double));
@@ -372,8 +372,8 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
         o->px = x[dim * t];
         o->py = dim == 3 ? x[dim * t + 1] : 0.0;
         memset(grad, 0, (size_t)nd * sizeof(double));
-        s = mt->energy(st, &ctx, x, &o->E);
-        if (s == CT_OK) s = mt->gradient(st, &ctx, x, grad);
+        s = ct_model_energy(m, &ctx, x, &o->E);
+        if (s == CT_OK) s = ct_model_gradient(m, &ctx, x, grad);
         /* F = −∇E: on the tip, and summed over the probe's vertices (the force on the body) */
         double F[3] = {0, 0, 0}, Fb[3] = {0, 0, 0};
         for (int k = 0; k < dim; ++k) F[k] = -grad[dim * t + k];
@@ -393,8 +393,7 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
         fprintf(stderr, "energy_wall: model %s failed: %s %s\n", mt->name, ct_status_str(s), ct_diag_last(&dg));
         rc = -1;
     }
-    mt->destroy(st);
-    free(st);
+    ct_model_destroy(m);
     ct_diag_free(&dg);
     ct_params_free(&prm);
     free(x0);

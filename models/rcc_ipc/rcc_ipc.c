@@ -80,8 +80,7 @@ typedef struct rcc_pair {
 } rcc_pair;
 
 typedef struct rcc_state {
-    const ct_model_type *inner;
-    void *ist;
+    ct_model *inner; /* the ipc model instance */
     ct_params ip;
     ct_rcc_law law;
     double beta0, bond_dist, debond_dist, detect_dist;
@@ -337,7 +336,7 @@ static int drop_unbonded(uint64_t key, void *rec, void *ctx)
 static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
 {
     rcc_state *st = p;
-    ct_status s = st->inner->begin_step ? st->inner->begin_step(st->ist, c) : CT_OK;
+    ct_status s = ct_model_begin_step(st->inner, c);
     if (s != CT_OK) return s;
     const int dim = st->dim;
     const double *x = c->x_prev;
@@ -348,7 +347,7 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
     if ((s = list_pairs(st)) != CT_OK) return s;
     /* the barrier's force on each vertex at x^n (the inner model's gradient) */
     memset(st->g, 0, (size_t)st->nx * dim * sizeof *st->g);
-    if (st->n && (s = st->inner->gradient(st->ist, c, x, st->g)) != CT_OK) return s;
+    if (st->n && (s = ct_model_gradient(st->inner, c, x, st->g)) != CT_OK) return s;
     /* β by eq. 7–9 from the state at x^n; the lagged normal for the step */
     st->n_clamped = st->n_clamped0 = 0;
     const long n_before = st->n;
@@ -419,7 +418,7 @@ static void pair_force_r(const rcc_state *st, const ct_step_ctx *c, long i, cons
 static ct_status rcc_energy(void *p, const ct_step_ctx *c, const double *x, double *E)
 {
     rcc_state *st = p;
-    ct_status s = st->inner->energy(st->ist, c, x, E);
+    ct_status s = ct_model_energy(st->inner, c, x, E);
     if (s != CT_OK) return s;
     double e = 0.0;
     for (long i = 0; i < st->n; ++i) e += pair_energy(st, c, i, x);
@@ -430,7 +429,7 @@ static ct_status rcc_energy(void *p, const ct_step_ctx *c, const double *x, doub
 static ct_status rcc_gradient(void *p, const ct_step_ctx *c, const double *x, double *g)
 {
     rcc_state *st = p;
-    ct_status s = st->inner->gradient(st->ist, c, x, g);
+    ct_status s = ct_model_gradient(st->inner, c, x, g);
     if (s != CT_OK) return s;
     const int dim = st->dim;
     for (long i = 0; i < st->n; ++i) {
@@ -449,7 +448,7 @@ static ct_status rcc_gradient(void *p, const ct_step_ctx *c, const double *x, do
 static ct_status rcc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_triplets *H)
 {
     rcc_state *st = p;
-    ct_status s = st->inner->hessian(st->ist, c, x, H);
+    ct_status s = ct_model_hessian(st->inner, c, x, H);
     if (s != CT_OK) return s;
     const int dim = st->dim;
     for (long i = 0; i < st->n && s == CT_OK; ++i) {
@@ -476,20 +475,20 @@ static ct_status rcc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
 static ct_status rcc_max_step(void *p, const ct_step_ctx *c, const double *x, const double *dx, double *alpha)
 {
     rcc_state *st = p;
-    return st->inner->max_step(st->ist, c, x, dx, alpha);
+    return ct_model_max_step(st->inner, c, x, dx, alpha);
 }
 
 static ct_status rcc_update_lagged(void *p, const ct_step_ctx *c, const double *x, double *delta)
 {
     rcc_state *st = p;
     *delta = 0.0;
-    return st->inner->update_lagged ? st->inner->update_lagged(st->ist, c, x, delta) : CT_OK;
+    return ct_model_update_lagged(st->inner, c, x, delta);
 }
 
 static ct_status rcc_end_step(void *p, const ct_step_ctx *c, const double *x, ct_model_stats *ms)
 {
     rcc_state *st = p;
-    return st->inner->end_step ? st->inner->end_step(st->ist, c, x, ms) : CT_OK;
+    return ct_model_end_step(st->inner, c, x, ms);
 }
 
 /* ---------- forces and statistics ---------- */
@@ -498,7 +497,7 @@ static ct_status rcc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
 {
     rcc_state *st = p;
     const int cap = out->nscalars;
-    ct_status s = st->inner->forces(st->ist, c, x, out);
+    ct_status s = ct_model_forces(st->inner, c, x, out);
     if (s != CT_OK) return s;
     const int dim = st->dim;
     double bmin = INFINITY, bmax = 0.0, bsum = 0.0;
@@ -537,30 +536,32 @@ static ct_status rcc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
 
 /* ---------- life cycle ---------- */
 
-static ct_status rcc_init(void *p, const ct_step_ctx *c, const ct_params *prm, ct_diag *diag)
+static ct_status rcc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
 {
     rcc_state *st = p;
-    st->inner = ct_model_find("ipc");
-    if (!st->inner) return ct_diag_add(diag, CT_EINPUT, "/contact/model: rcc_ipc needs the ipc model");
+    const ct_model_type *ipc = ct_model_find("ipc");
+    if (!ipc) return ct_diag_add(diag, CT_EINPUT, "/contact/model: rcc_ipc needs the ipc model");
     st->dim = c->dim, st->nx = c->nx, st->nbodies = c->nbodies, st->np = c->nbodies + c->nobstacles;
     /* the inner model: the IPC parameters as given, adhesion off */
-    ct_status s = ct_params_init_defaults(&st->ip, st->inner->params);
+    ct_status s = ct_params_init_defaults(&st->ip, ipc->params);
     if (s != CT_OK) return s;
     for (int k = 0; k < CT_IPC_NPARAMS; ++k) {
         st->ip.value[k] = prm->value[k];
         st->ip.is_auto[k] = prm->is_auto[k];
     }
-    if (!(st->ist = calloc(1, st->inner->state_size))) return CT_ENOMEM;
-    if ((s = st->inner->init(st->ist, c, &st->ip, diag)) != CT_OK) return s;
+    if ((s = ct_model_create(&st->inner, ipc, &st->ip, c, diag)) != CT_OK) return s;
+    for (int k = 0; k < CT_IPC_NPARAMS; ++k) prm->value[k] = st->inner->params.value[k]; /* "auto" resolved */
     st->law = (ct_rcc_law){prm->value[R_CN], prm->value[R_CT], prm->value[R_ETA], prm->value[R_W], prm->value[R_R],
                            prm->value[R_P0]};
     const double dhat = prm->value[CT_IPC_P_DHAT];
     st->beta0 = prm->value[R_BETA0];
     st->bond_dist = prm->is_auto[R_BOND] ? dhat : prm->value[R_BOND];
+    prm->value[R_BOND] = st->bond_dist;
     const double gref = st->law.cn > 0.0 ? sqrt(st->law.w / st->law.cn) : INFINITY;
     st->debond_dist = prm->is_auto[R_DEBOND] ? 2.0 * gref : prm->value[R_DEBOND];
     if (!isfinite(st->debond_dist))
         return ct_diag_add(diag, CT_EINPUT, "/contact/debond_dist: needed when c_n = 0 (no reference gap)");
+    prm->value[R_DEBOND] = st->debond_dist;
     st->detect_dist = fmax(dhat, st->bond_dist);
     if ((s = ct_pair_map_init(&st->pairs, sizeof(rcc_pair))) != CT_OK) return s;
     ct_candidates_init(&st->cand);
@@ -582,8 +583,7 @@ static ct_status rcc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
 static void rcc_destroy(void *p)
 {
     rcc_state *st = p;
-    if (st->ist && st->inner && st->inner->destroy) st->inner->destroy(st->ist);
-    free(st->ist);
+    ct_model_destroy(st->inner);
     ct_params_free(&st->ip);
     ct_pair_map_free(&st->pairs);
     ct_candidates_free(&st->cand);
@@ -597,6 +597,8 @@ static void rcc_destroy(void *p)
 
 const ct_model_type ct_model_rcc_ipc = {
     .name = "rcc_ipc",
+    .family = CT_FAMILY_ENERGY,
+    .guarantees = CT_GUARANTEE_INTERSECTION_FREE,
     .summary = "IPC barrier and friction + the Raous-Cangemi-Cocou adhesion law (C_N, C_T, eta, W, r, p0) with a "
                "per-pair intensity beta (paper 000 sec. 3.2)",
     .state_size = sizeof(rcc_state),

@@ -22,6 +22,9 @@ ct_status ct_linsolve_factor(ct_linsolve *ls, const ct_csc *A, int pattern_chang
 
 /* Solve A x = b with the last factorization (x and b may alias). */
 ct_status ct_linsolve_solve(ct_linsolve *ls, const double *b, double *x, ct_diag *diag);
+/* The same for nrhs right-hand sides at once: b and x are n x nrhs, column-major (x and b may
+ * alias). One call costs one pass over the factor per column, without the per-call overhead. */
+ct_status ct_linsolve_solve_many(ct_linsolve *ls, int nrhs, const double *b, double *x, ct_diag *diag);
 
 long ct_linsolve_analyses(const ct_linsolve *ls);
 long ct_linsolve_factorizations(const ct_linsolve *ls);

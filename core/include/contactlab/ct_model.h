@@ -1,16 +1,30 @@
 /* ct_model.h — the contact-model interface (DESIGN §3).
  *
- * A model is a const table of function pointers with a name, a state size and a
- * parameter table (the GSL "type struct" + SUNDIALS "optional ops" pattern). The core
- * allocates `state_size` zeroed bytes, calls the ops, and supplies a default where an op
- * is NULL (no energy, no force, max_step = 1, ...). A model never sees the simulator
- * object: everything it may use comes in the ct_step_ctx.
+ * A model type is a const table of function pointers with a name, a family, a state size and
+ * a parameter table (the GSL "type struct" + SUNDIALS "optional ops" pattern). A model
+ * instance (ct_model, below) is {type, state, params}: ct_model_create allocates
+ * `state_size` zeroed bytes and calls init, ct_model_destroy always calls the type's destroy
+ * (also after a failed init, so destroy must accept a partly initialised, zeroed state). The
+ * core calls the ops only through the ct_model_* wrappers, which supply the defaults of NULL
+ * ops (no energy, no force, max_step = 1, ...) and time the calls, in one place. A model never
+ * sees the simulator object: everything it may use comes in the ct_step_ctx.
  *
- * Two families:
- *   energy family (ipc_adhesion, rcc_ipc, imls): energy/gradient/hessian/max_step in the
- *     full-space positions x; the core maps them to the unknowns q (J^T g, J^T H J).
- *   constraint family (lcp_pgs): a `step` op that receives the linearized system and
- *     returns the next velocities.
+ * Two families (ct_model_type.family, checked against the ops at create):
+ *   energy family (ipc, ipc_adhesion, rcc_ipc, imls): energy / gradient / hessian / max_step
+ *     in the full-space positions x; the core minimises the incremental potential with them
+ *     and maps them to the unknowns q (J^T g, J^T H J). No `step` op.
+ *   constraint family (lcp_pgs): a `step` op. The core assembles and factors
+ *     A = M + h^2 K(x^n) on the free dofs and hands the model the linear system
+ *     A v = b (+ r) with a multi-right-hand-side solve; the model returns the generalized
+ *     contact impulse r = J_c^T lambda in q-space, and the core sets v^{n+1} = A^-1 (b + r),
+ *     x^{n+1} = x^n + h v^{n+1}. No energy / gradient / hessian / max_step / update_lagged.
+ *
+ * Spaces and sizes. x-space: nx full-space vertices, arrays of nx*dim doubles, vertex k's
+ * component c at [k*dim + c]. q-space: the unknowns, nq q-vertices, ndof = nq*dim doubles;
+ * x = J q + x0 (ctx->dofs; J = I for ordinary bodies). Free dofs: the q-dofs not held by a
+ * Dirichlet condition, nfree of them, listed in sys->free_dof. Forces and gradients in
+ * x-space pull back to q-space by J^T (ct_dofs_pull); velocities push forward by J
+ * (ct_dofs_map_lin).
  * layer: sim */
 #ifndef CT_MODEL_H
 #define CT_MODEL_H
@@ -18,6 +32,7 @@
 #include <stddef.h>
 #include "ct_status.h"
 #include "ct_params.h"
+#include "ct_dofs.h"
 #include "ct_sparse.h"
 #include "ct_mesh.h"
 #include "ct_obstacle.h"
@@ -41,21 +56,31 @@ typedef enum {
 const char *ct_force_category_name(ct_force_category c);
 int ct_force_category_from_name(const char *name, ct_force_category *c);
 
-/* Linearized system handed to a constraint-family model's step op. All vectors are in
- * q-space (the unknowns), size nq*dim; fixed (Dirichlet) dofs are flagged. */
+/* The linearized implicit Euler step handed to a constraint-family model's step op
+ * (Gascón et al. eq. 4-6). On the free dofs,
+ *     A v^{n+1} = b + r,   A = M_q + h^2 K(x^n),   b = M_q v^n + h f(x^n),
+ * with M_q = J^T M J, K the elastic stiffness (PSD-projected per element when
+ * solver.project_psd), f = J^T f_ext - grad Psi, and the coupling to the prescribed
+ * (Dirichlet) dofs, which move with v_fixed, included in b. Without contact (r = 0) the step
+ * would end with v_free = A^-1 b. The model returns r, the contact impulse (N s) in q-space,
+ * and the core sets v^{n+1} = A^-1 (b + r) = v_free + A^-1 r on the free dofs. Valid during
+ * the step op only. */
 typedef struct ct_linear_system {
-    int ndof;                  /* nq*dim */
-    const ct_csc *A;           /* M + h^2 K(x^n) (upper triangle), all dofs */
-    const double *rhs;         /* M v^n + h f(x^n) (momentum form: A v^{n+1} = rhs without contact) */
-    const unsigned char *fixed;/* ndof flags */
-    const double *v_fixed;     /* prescribed velocities of fixed dofs */
-    /* Solve A y = b on the free dofs (fixed dofs of y set to 0); reuses the factorization. */
-    ct_status (*solve)(void *solver, const double *b, double *y);
-    void *solver;
-    /* x = J q + x0 mapping: vertex k of x has J row entries jcol[jptr[k]..jptr[k+1]) with
-     * weights jw[...] (one weight per vertex pair, applied to every component). */
-    const int *jptr, *jcol;
-    const double *jw;
+    int ndof;                   /* all q-dofs, nq*dim */
+    int nfree;                  /* free q-dofs */
+    const int *free_dof;        /* nfree: the q-dof of each free dof, ascending */
+    const int *free_index;      /* ndof: the free index of a q-dof, -1 for a prescribed one */
+    const ct_csc *A;            /* nfree x nfree, upper triangle: M_q + h^2 K(x^n) */
+    const double *b;            /* nfree: M_q v^n + h f(x^n) (+ the prescribed dofs' coupling) */
+    const double *v_free;       /* nfree: A^-1 b, the free dofs' velocity without contact (m/s) */
+    const double *vq_free;      /* ndof: the same in q-space, prescribed dofs at v_fixed */
+    const double *vx_free;      /* nx*dim: J vq_free, every full-space vertex's velocity without
+                                   contact; x^n + h vx_free is the unconstrained motion */
+    /* Y = A^-1 B for nrhs right-hand sides at once against the step's factor: B and Y are
+     * nfree x nrhs, column-major (column j at [j*nfree]); Y may equal B. For the Delassus
+     * operator J_c A^-1 J_c^T of m contacts, one call with nrhs = m (or a few, in blocks). */
+    ct_status (*solve)(const struct ct_linear_system *sys, int nrhs, const double *B, double *Y);
+    void *impl;                 /* the core's, for solve */
 } ct_linear_system;
 
 typedef struct ct_step_ctx {
@@ -77,11 +102,11 @@ typedef struct ct_step_ctx {
                                    bodies and obstacles (no material) */
     const ct_obstacle *obstacles;
     const ct_surface *surf;     /* contact surface of all bodies, indices into x */
+    const ct_dofs *dofs;        /* x = J q + x0 (ct_dofs_pull: x-space -> q-space) */
     double bbox_diag;           /* diagonal of the scene's rest bounding box (m) */
     double newton_tol_v;        /* Newton stops when |p|_inf / h < this (m/s); 0 for the static
                                    integrator (models whose stiff branches need resolving check it) */
     int threads;
-    const ct_linear_system *sys; /* constraint family only; NULL otherwise */
 } ct_step_ctx;
 
 /* Per-category forces between participants: force[(a*np + b)*CT_FORCE_NCAT + cat][0..2]
@@ -113,39 +138,111 @@ typedef struct ct_model_stats {
 
 /* ---------- the model type ---------- */
 
+typedef enum { CT_FAMILY_ENERGY, CT_FAMILY_CONSTRAINT } ct_model_family;
+const char *ct_model_family_name(ct_model_family f); /* "energy", "constraint" */
+
+/* What a model promises (ct_model_type.guarantees; the conformance suite checks each). */
+enum {
+    /* no step ever ends with intersecting surfaces (IPC's barrier + CCD); without it the
+       intersection verifier's count is a metric, not an invariant */
+    CT_GUARANTEE_INTERSECTION_FREE = 1u << 0
+};
+
 typedef struct ct_model_type {
     const char *name;
     const char *summary;            /* one line for `contactlab models` */
+    ct_model_family family;
+    unsigned guarantees;            /* CT_GUARANTEE_* */
     size_t state_size;
     const ct_param_spec *params;    /* table ending with {NULL} */
 
-    ct_status (*init)(void *st, const ct_step_ctx *c, const ct_params *p, ct_diag *diag);
+    /* p: the instance's parameters, in the order of `params`. "auto" entries have p->is_auto
+     * set and value NAN on entry; the model writes the number it chose into p->value (the core
+     * logs the resolved numbers), or leaves NAN where the rule gives no single number (a
+     * per-pair rule, or the parameter is unused). The context's x_prev / v_prev are the
+     * initial state. */
+    ct_status (*init)(void *st, const ct_step_ctx *c, ct_params *p, ct_diag *diag);
+    /* Called exactly once per create, also after init failed (st is then partly set up: zeroed
+     * where init did not reach). */
     void (*destroy)(void *st);
+    /* Before the step from c->t: x^n = c->x_prev, v^n = c->v_prev. */
     ct_status (*begin_step)(void *st, const ct_step_ctx *c);
 
-    /* energy family: E, g (+=, full-space dofs), H (appended triplets, PSD, full blocks).
-     * Within a step (and between update_lagged calls) E must be a function of x alone: the
-     * Newton loop reuses the energy of the accepted line-search point as the next iteration's. */
+    /* energy family. x: nx*dim positions. E: the contact potential (J, no h^2); g: += its
+     * gradient, nx*dim (x-space); H: appended triplets of its Hessian over x-dofs (index
+     * k*dim + c), PSD, full blocks. Within a step (and between update_lagged calls) E must be a
+     * function of x alone: the Newton loop reuses the energy of the accepted line-search point
+     * as the next iteration's. */
     ct_status (*energy)(void *st, const ct_step_ctx *c, const double *x, double *E);
     ct_status (*gradient)(void *st, const ct_step_ctx *c, const double *x, double *g);
     ct_status (*hessian)(void *st, const ct_step_ctx *c, const double *x, ct_triplets *H);
-    /* largest alpha in (0, 1] such that x + a dx is safe for all a in [0, alpha] */
+    /* largest alpha in (0, 1] such that x + a dx (dx: nx*dim) is safe for all a in [0, alpha] */
     ct_status (*max_step)(void *st, const ct_step_ctx *c, const double *x, const double *dx,
                           double *alpha);
     /* called after a converged Newton solve when the model lags state inside a step
      * (fixed-point friction iterations); returns the change measure in *delta */
     ct_status (*update_lagged)(void *st, const ct_step_ctx *c, const double *x, double *delta);
 
-    /* constraint family */
-    ct_status (*step)(void *st, const ct_step_ctx *c, double *v_next);
+    /* constraint family: the linearized step (ct_linear_system above). r: ndof doubles in
+     * q-space, zeroed by the core; the model writes the contact impulse J_c^T lambda (N s) into
+     * it. Its free entries enter v^{n+1} = A^-1 (b + r); its prescribed entries are the impulse
+     * the contacts exert on Dirichlet-held dofs (booked in the reactions). */
+    ct_status (*step)(void *st, const ct_step_ctx *c, const ct_linear_system *sys, double *r);
 
+    /* After the step: x_next = x^{n+1} (nx*dim); c->t is the end time. */
     ct_status (*end_step)(void *st, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats);
     /* every model: forces by category at positions x (after the step). On entry
      * out->nscalars is the capacity of scalar_names/scalars; the op sets it to the number
      * it fills (the same every call) and stores in scalar_names[k] pointers to its own
-     * strings (the array itself belongs to the report). */
+     * strings (the array itself belongs to the report). A constraint model reports the
+     * forces of its last step's impulses (lambda / h). */
     ct_status (*forces)(void *st, const ct_step_ctx *c, const double *x, ct_force_report *out);
 } ct_model_type;
+
+/* The type's family agrees with the ops it sets: an energy model sets no `step` and sets
+ * energy, gradient and hessian together or none of them; a constraint model sets `step` and
+ * none of energy / gradient / hessian / max_step / update_lagged. CT_EINPUT with a message
+ * naming the op otherwise. */
+ct_status ct_model_type_check(const ct_model_type *t, ct_diag *diag);
+
+/* ---------- model instances ---------- */
+
+/* Wall time (s) spent in the instance's ops since create, by kind. */
+typedef struct ct_model_timing {
+    double contact; /* init, begin_step, energy, gradient, hessian, update_lagged */
+    double ccd;     /* max_step */
+    double step;    /* the constraint family's step op */
+} ct_model_timing;
+
+typedef struct ct_model {
+    const ct_model_type *type;
+    void *state;                /* type->state_size zeroed bytes (NULL if 0) */
+    ct_params params;           /* the instance's own copy; auto entries resolved by init */
+    int ready;                  /* init succeeded */
+    ct_model_timing time;
+} ct_model;
+
+/* Check the type (ct_model_type_check), copy the parameters, allocate the state and call
+ * init. On failure *m is NULL and everything is released (destroy called). */
+ct_status ct_model_create(ct_model **m, const ct_model_type *t, const ct_params *p, const ct_step_ctx *c,
+                          ct_diag *diag);
+void ct_model_destroy(ct_model *m);
+
+/* The ops through one door: NULL ops get their defaults (energy 0, no gradient or Hessian
+ * terms, alpha = 1, delta = 0, no stats, zero forces; `step` without the op is CT_ENOTSUP),
+ * and the wall time goes into m->time. Failures of the op are returned as they are. */
+ct_status ct_model_begin_step(ct_model *m, const ct_step_ctx *c);
+ct_status ct_model_energy(ct_model *m, const ct_step_ctx *c, const double *x, double *E);
+ct_status ct_model_gradient(ct_model *m, const ct_step_ctx *c, const double *x, double *g);
+ct_status ct_model_hessian(ct_model *m, const ct_step_ctx *c, const double *x, ct_triplets *H);
+ct_status ct_model_max_step(ct_model *m, const ct_step_ctx *c, const double *x, const double *dx, double *alpha);
+ct_status ct_model_update_lagged(ct_model *m, const ct_step_ctx *c, const double *x, double *delta);
+ct_status ct_model_step(ct_model *m, const ct_step_ctx *c, const ct_linear_system *sys, double *r);
+ct_status ct_model_end_step(ct_model *m, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats);
+ct_status ct_model_forces(ct_model *m, const ct_step_ctx *c, const double *x, ct_force_report *out);
+/* 1 if the model keeps lagged state inside a step (sets update_lagged) */
+int ct_model_has_lagged(const ct_model *m);
+const char *ct_model_name(const ct_model *m);
 
 /* The registry: models/registry.c defines this NULL-terminated list. */
 extern const ct_model_type *const ct_model_registry[];

@@ -90,12 +90,10 @@ typedef struct ct_sim {
     const char **part_names;
     double *part_young;         /* per participant, for the step context */
     double bbox_diag;
-    /* the contact model */
-    const ct_model_type *model;
-    void *mstate;
-    ct_params params;
+    /* the contact model: an instance of the scene's model type (ct_model.h) */
+    ct_model *model;
     ct_step_ctx ctx;
-    int model_ready;
+    double *r_contact;          /* ndof: the constraint family's last contact impulse (N s), q-space */
     /* solver */
     struct ct_assembly *as;     /* the Newton matrix on the free dofs (private: sim/assemble.h) */
     ct_linsolve *ls;
