@@ -47,7 +47,8 @@ ALL_CFLAGS := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -fopenmp -Ico
 LDFLAGS_ALL := -fopenmp $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 CORE_SRC   := $(sort $(wildcard core/*/*.c))
-MODEL_SRC  := $(sort $(wildcard models/*/*.c) models/registry.c)
+# models/<name>/*.c, and the test models of tests/models/ (registered too, to run through the CLI)
+MODEL_SRC  := $(sort $(wildcard models/*/*.c) $(wildcard tests/models/*.c) models/registry.c)
 LIB_SRC    := $(filter-out core/io/main.c,$(CORE_SRC)) $(filter-out models/registry.c,$(MODEL_SRC)) models/registry.c
 LIB_OBJ    := $(patsubst %.c,$(BUILD)/%.o,$(sort $(LIB_SRC)))
 LIB        := $(BUILD)/libcontactlab.a

@@ -8,7 +8,7 @@ Layers, lowest first:  base < fem < contact < sim < io,  and models above sim.
   of a layer above: contact/ never includes sim/, sim/ never includes io/, and so on.
 * Every public header states its layer in its first comment ("layer: NAME"); the same rule
   applies to it.
-* models/ talks to the core through public headers only (no core/<folder>/ private header)
+* models/ (and the test models of tests/models/) talk to the core through public headers only (no core/<folder>/ private header)
   and never includes io/ (the run loop, the HDF5 log, the CLI). Nothing in core/ includes a
   file under models/.
 * The include graph of core/ and models/ has no cycle.
@@ -61,10 +61,11 @@ def collect(root):
     stray = [n for n in sorted(os.listdir(os.path.join(root, "core"))) if n.endswith((".c", ".h"))]
     for n in stray:
         errors.append(f"core/{n}:1: source outside the layer folders ({', '.join(LAYERS)})")
-    for dirpath, _, names in os.walk(os.path.join(root, "models")):
-        for name in sorted(names):
-            if name.endswith((".c", ".h")):
-                files[os.path.relpath(os.path.join(dirpath, name), root)] = ("models", "model")
+    for top in ("models", os.path.join("tests", "models")):  # test models are models too
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for name in sorted(names):
+                if name.endswith((".c", ".h")):
+                    files[os.path.relpath(os.path.join(dirpath, name), root)] = ("models", "model")
     return files, errors
 
 
@@ -91,7 +92,7 @@ def check(root):
             dst = resolve(root, src, m.group(1))
             if dst is None:
                 continue
-            if dst.startswith("models" + os.sep) and kind != "model":
+            if dst.startswith(("models" + os.sep, os.path.join("tests", "models") + os.sep)) and kind != "model":
                 errors.append(f"{src}:{ln}: the core includes a model file ({dst})")
                 continue
             if dst not in files:

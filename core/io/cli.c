@@ -157,6 +157,9 @@ static int cmd_models(void)
     for (int i = 0; ct_model_registry[i]; ++i) {
         const ct_model_type *m = ct_model_registry[i];
         printf("%s — %s\n", m->name, m->summary ? m->summary : "");
+        printf("    family: %s; %s\n", ct_model_family_name(m->family),
+               m->guarantees & CT_GUARANTEE_INTERSECTION_FREE ? "guarantees intersection-free steps"
+                                                              : "no intersection-free guarantee (the verifier's count is a metric)");
         int n = ct_param_spec_count(m->params);
         if (n == 0) printf("    (no parameters)\n");
         else printf("    %-18s %-10s %-8s %-24s %s\n", "parameter", "default", "unit", "range", "meaning");

@@ -53,6 +53,7 @@ ct_status ct_step_solve_constraint(ct_sim *s, ct_diag *diag)
     ct_linear_system sys = {
         .ndof = s->ndof, .nfree = nf, .free_dof = as->free_dof, .free_index = as->free_index, .A = &as->A,
         .b = b, .v_free = v, .vq_free = vq_free, .vx_free = vx_free, .solve = sys_solve, .impl = &ctx,
+        .diag = diag,
     };
     if ((st = sys_solve(&sys, 1, b, v)) != CT_OK) goto done;
     for (size_t i = 0; i < nqd; ++i) vq_free[i] = (s->q[i] - s->q_prev[i]) / h; /* prescribed dofs */

@@ -81,6 +81,7 @@ typedef struct ct_linear_system {
      * operator J_c A^-1 J_c^T of m contacts, one call with nrhs = m (or a few, in blocks). */
     ct_status (*solve)(const struct ct_linear_system *sys, int nrhs, const double *B, double *Y);
     void *impl;                 /* the core's, for solve */
+    ct_diag *diag;              /* where the step op may add messages (the core adds the step's) */
 } ct_linear_system;
 
 typedef struct ct_step_ctx {
