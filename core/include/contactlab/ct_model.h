@@ -61,7 +61,8 @@ int ct_force_category_from_name(const char *name, ct_force_category *c);
  *     A v^{n+1} = b + r,   A = M_q + h^2 K(x^n),   b = M_q v^n + h f(x^n),
  * with M_q = J^T M J, K the elastic stiffness (PSD-projected per element when
  * solver.project_psd), f = J^T f_ext - grad Psi, and the coupling to the prescribed
- * (Dirichlet) dofs, which move with v_fixed, included in b. Without contact (r = 0) the step
+ * (Dirichlet) dofs, which move to their end-of-step targets (velocities in vq_free), included
+ * in b. Without contact (r = 0) the step
  * would end with v_free = A^-1 b. The model returns r, the contact impulse (N s) in q-space,
  * and the core sets v^{n+1} = A^-1 (b + r) = v_free + A^-1 r on the free dofs. Valid during
  * the step op only. */
@@ -73,7 +74,8 @@ typedef struct ct_linear_system {
     const ct_csc *A;            /* nfree x nfree, upper triangle: M_q + h^2 K(x^n) */
     const double *b;            /* nfree: M_q v^n + h f(x^n) (+ the prescribed dofs' coupling) */
     const double *v_free;       /* nfree: A^-1 b, the free dofs' velocity without contact (m/s) */
-    const double *vq_free;      /* ndof: the same in q-space, prescribed dofs at v_fixed */
+    const double *vq_free;      /* ndof: the same in q-space; the prescribed dofs at their scripted
+                                   velocities (target - q^n) / h */
     const double *vx_free;      /* nx*dim: J vq_free, every full-space vertex's velocity without
                                    contact; x^n + h vx_free is the unconstrained motion */
     /* Y = A^-1 B for nrhs right-hand sides at once against the step's factor: B and Y are
@@ -91,8 +93,8 @@ typedef struct ct_step_ctx {
     double h;                   /* time step */
     int nx;                     /* number of full-space vertices */
     const double *x_rest;       /* nx*dim rest positions */
-    const double *x_prev;       /* x^n */
-    const double *v_prev;       /* v^n (full space) */
+    const double *x_prev;       /* nx*dim: x^n */
+    const double *v_prev;       /* nx*dim: v^n */
     const double *mass;         /* nx lumped vertex masses (full space) */
     const int *vert_part;       /* nx: participant index (= body index) of each vertex */
     const unsigned char *vert_kinematic; /* nx: 1 if the vertex is fully prescribed */
@@ -114,7 +116,7 @@ typedef struct ct_step_ctx {
  * is the force (N) on participant a exerted by participant b. */
 typedef struct ct_force_report {
     int np;                      /* participants */
-    double (*force)[3];          /* np*np*CT_FORCE_NCAT */
+    double (*force)[3];          /* np*np*CT_FORCE_NCAT 3-vectors (z = 0 in 2D) */
     int *active_pairs;           /* np*np: contact pairs active between a and b */
     int *bonded_pairs;           /* np*np */
     int nscalars;                /* model-specific scalars (e.g. "beta_mean", "pgs_residual") */
