@@ -41,12 +41,12 @@ import os
 import re
 import sys
 
-import matplotlib
+import h5py
+import numpy as np
 
-matplotlib.use("Agg")
-import h5py  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from contactlab import figures, runs  # noqa: E402
 
 
 class InputError(Exception):
@@ -54,17 +54,14 @@ class InputError(Exception):
 
 
 def open_run(path):
-    """Open a run file read-only; fall back to SWMR read for files whose writer is still
-    running or was killed (HDF5 1.10 refuses those to plain readers)."""
+    """Open a run file read-only (contactlab.runs.open_file: SWMR read for files whose writer is
+    still running or was killed)."""
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such file")
     try:
-        return h5py.File(path, "r")
-    except OSError:
-        try:
-            return h5py.File(path, "r", swmr=True)
-        except OSError as e:
-            raise InputError(f"{path}: cannot read as HDF5 ({e})") from None
+        return runs.open_file(path)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read as HDF5 ({e})") from None
 
 
 def parse_probe(spec):
@@ -181,6 +178,9 @@ def main(argv=None):
         if not probes:
             raise InputError("no probe given (e.g. gap, /steps/energy, force[2])")
         component = parse_component(a.component)
+        plt = figures.pyplot()
+        if plt is None:
+            raise InputError("matplotlib is needed (Debian: python3-matplotlib)")
         fig, ax = plt.subplots(figsize=(7, 4.5))
         y_units, x_labels, y_labels = set(), set(), set()
         for path in files:

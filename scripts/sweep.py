@@ -26,6 +26,9 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))  # contactlab
+
 REDUCTIONS = ("last", "first", "mean", "max", "min", "sum", "absmax")
 
 
@@ -99,29 +102,23 @@ def reduce(values, red):
 
 
 def read_metrics(path, metrics):
-    import h5py
+    from contactlab import runs  # h5py is only needed once a run is read
 
-    out = {}
-    with h5py.File(path, "r") as f:
-        steps = f["/steps/newton_iters"][()] if "/steps/newton_iters" in f else []
-        out["steps"] = len(steps)
-        out["newton_per_step"] = float(sum(steps)) / len(steps) if len(steps) else float("nan")
-        wall = f["/steps/wall_s"][()] if "/steps/wall_s" in f else []
-        out["wall_per_step_s"] = float(sum(wall)) / len(wall) if len(wall) else float("nan")
-        inter = f["/steps/intersections"][()] if "/steps/intersections" in f else []
-        out["intersections"] = int(sum(inter))
-        for name, ds, red in metrics:
-            comp = None
-            if "#" in ds:
-                ds, c = ds.split("#", 1)
-                comp = int(c)
-            if ds not in f:
-                out[name] = float("nan")
-                continue
-            v = f[ds][()]
-            if comp is not None:
-                v = v[:, comp]
-            out[name] = reduce(v, red)
+    always = ["/steps/newton_iters", "/steps/wall_s", "/steps/intersections"]
+    data = runs.read(path, always + [ds.split("#", 1)[0] for _, ds, _ in metrics])
+    steps, wall, inter = ([] if data[k] is None else data[k] for k in always)
+    out = {"steps": len(steps)}
+    out["newton_per_step"] = float(sum(steps)) / len(steps) if len(steps) else float("nan")
+    out["wall_per_step_s"] = float(sum(wall)) / len(wall) if len(wall) else float("nan")
+    out["intersections"] = int(sum(inter))
+    for name, ds, red in metrics:
+        v = data[ds.split("#", 1)[0]]
+        if v is None:
+            out[name] = float("nan")
+            continue
+        if "#" in ds:  # one component of a vector probe
+            v = v[:, int(ds.split("#", 1)[1])]
+        out[name] = reduce(v, red)
     return out
 
 

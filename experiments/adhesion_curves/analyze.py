@@ -4,66 +4,41 @@ scripted top face. Reads OUTDIR/normal.h5 (compress, then open until debonded) a
 OUTDIR/shear_r*.h5 (shear at v = r·ε_a at the balance gap), compares the tractions with the
 paper's laws (eq. 10–14, evaluated here independently of the C code) and with a rate-independent
 RCC reference (eq. 5–8 with η → 0), writes OUTDIR/normal.png, OUTDIR/tangential.png and
-OUTDIR/adhesion_curves.dat, exits 1 if a claim of README.md fails.
-Usage: analyze.py OUTDIR"""
-import glob
-import json
-import math
+OUTDIR/adhesion_curves.dat, exits 1 if a claim of README.md fails."""
 import os
 import re
 import sys
 
-import h5py
 import numpy as np
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from analysis_common import barrier_pressure as common_barrier  # noqa: E402
 
-out = sys.argv[1] if len(sys.argv) > 1 else "plots/out/adhesion_curves"
-ok = True
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params as auto, physics, runs as runfiles  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
 
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
-
-
-def save(fig, name):
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, name), dpi=120)
-    print("wrote", os.path.join(out, name))
+args = cli.parser(__doc__, "plots/out/adhesion_curves").parse_args()
+out = args.outdir
+claims = Claims()
 
 
 # ---------------------------------------------------------------- the laws (paper 000)
 def params(scene):
     c = scene["contact"]
-    dhat = c["dhat"]
-    da = 2 * dhat if c.get("dhat_a", "auto") == "auto" else c["dhat_a"]
-    if c.get("dhat_p", "auto") != "auto":
-        dp = c["dhat_p"]
-    elif c.get("s_p", "auto") != "auto":
-        dp = c["s_p"] * da
-    else:
-        dp = dhat
+    dhat, dp, da = auto.adhesion_distances(c)
     E = scene["bodies"][0]["material"]["E"]  # the half-space has no material: Y = the plate's
-    eps_a = c["eps_v"] if c.get("eps_a", "auto") == "auto" else c["eps_a"]
+    eps_a = auto.eps_a(c)
     return dict(dhat=dhat, dp=dp, da=da, yeps=E * c["eps_c"], kappa=c["kappa"], mu_a=c["mu_a"],
                 eps=eps_a * scene["time"]["dt"], eps_a=eps_a, h=scene["time"]["dt"])
 
 
 def adhesion_pressure(d, P):
     """a'(d) of eq. 10 with a2 of eq. 12: the attractive pressure (Pa), >= 0."""
-    d = np.asarray(d, dtype=float)
-    a2 = P["yeps"] / (2 * (P["dp"] - P["da"]))
-    a1 = a2 * (1 - P["da"] / P["dp"])
-    b2 = -2 * a2 * P["da"]
-    return np.where(d < P["dp"], 2 * a1 * d, np.where(d < P["da"], 2 * a2 * d + b2, 0.0))
+    return physics.adhesion_pressure(d, P["yeps"], P["dp"], P["da"])
 
 
 def barrier_pressure(d, P):
     """-κ b'(d) (eq. 2 in the units of the model README)."""
-    return common_barrier(d, P["dhat"], P["kappa"])
+    return physics.barrier_pressure(d, P["dhat"], P["kappa"])
 
 
 def f_t(y, eps):
@@ -83,32 +58,22 @@ def rcc_force(u, C, W):
 
 
 def balance_gap(P):
-    lo, hi = 1e-6 * P["dhat"], min(P["dhat"], P["dp"])
-    for _ in range(200):  # barrier - adhesion decreases through 0 on (0, min(d̂, d̂_p))
-        mid = 0.5 * (lo + hi)
-        if barrier_pressure(mid, P) > adhesion_pressure(mid, P):
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    """The gap where barrier and adhesion pressure balance."""
+    return physics.balance_gap(P["kappa"], P["yeps"], P["dhat"], P["dp"], P["da"])
 
 
 # ---------------------------------------------------------------- reading a run
 def load(path):
-    with h5py.File(path, "r") as f:
-        r = dict(scene=json.loads(f.attrs["scene_json"]),
-                 X=f["/mesh/X"][:], faces=f["/mesh/surface_faces"][:], x=f["/frames/x"][:],
-                 tf=f["/frames/time"][:], t=f["/steps/time"][:], newton=f["/steps/newton_iters"][:],
-                 inter=f["/steps/intersections"][:], wall=f["/steps/wall_s"][:])
-        for k in ("adhesion_normal", "adhesion_tangential", "barrier", "friction", "reaction"):
-            r[k] = f["/probes/" + k][:]
+    run = runfiles.load(path)
+    r = dict(scene=run.scene, X=run.mesh["X"], faces=run.mesh["surface_faces"], x=run.frames["x"],
+             tf=run.frames["time"], t=run.steps["time"], newton=run.steps["newton_iters"],
+             inter=run.steps["intersections"], wall=run.steps["wall_s"])
+    for k in ("adhesion_normal", "adhesion_tangential", "barrier", "friction", "reaction"):
+        r[k] = run.probes[k]
     # the contact quadrature of the model: a surface vertex carries 1/3 of the rest area of its
     # surface triangles (core/mesh.c); against a half-space each vertex is one term w_v·(κb + a)
-    X, F = r["X"], r["faces"]
-    area = 0.5 * np.linalg.norm(np.cross(X[F[:, 1]] - X[F[:, 0]], X[F[:, 2]] - X[F[:, 0]]), axis=1)
-    w = np.zeros(len(X))
-    for k in range(3):
-        np.add.at(w, F[:, k], area / 3)
+    X = r["X"]
+    w = physics.vertex_areas(X, r["faces"])
     bottom = X[:, 1] < X[:, 1].min() + 1e-9
     r["w"] = w[bottom]
     r["bottom"] = bottom
@@ -144,7 +109,7 @@ print(f"plate: {A:.6f} m² contact quadrature area (Σ w_v of the bottom face; n
       f"+{100 * (A / normal['A_nom'] - 1):.2f} % from the rim vertices' share of the side faces)")
 print(f"law: d̂ = {P['dhat']:g}, d̂_p = {P['dp']:g}, d̂_a = {P['da']:g} m, Y·ε_c = {Y:g} Pa, κ = {P['kappa']:g} Pa")
 print(f"balance gap (barrier = adhesion pressure): {d0:.6e} m; the plate starts at {origin_y:.6e} m")
-claim(abs(origin_y - d0) < 1e-6 * P["dhat"], "the plate starts at the balance gap")
+claims.check(abs(origin_y - d0) < 1e-6 * P["dhat"], "the plate starts at the balance gap")
 print(f"gap over the run: {gap.min():.4e} .. {gap.max():.4e} m; largest spread of the bottom-vertex gaps "
       f"{spread.max():.2e} m ({spread.max() / P['dhat']:.3f} d̂), while bonded in the opening "
       f"{spread[bonded].max():.2e} m")
@@ -157,23 +122,23 @@ print(f"opening, bonded ({int(bonded.sum())} steps): max |traction - a'(d̄)| = 
       f"against Σ w_v a'(d_v)/A: {err_q[bonded].max() * 100:.2e} %")
 err_plain = np.abs(trac - adhesion_pressure(gap_plain, P)) / Y
 print(f"  (with the plain mean gap of the bottom vertices instead: max {err_plain[bonded].max() * 100:.3f} % of Y·ε_c)")
-claim(err[bonded].max() < 0.02, "the normal traction follows a'(d) within 2 % of Y·ε_c over the whole opening")
-claim(rel_loc.max() < 0.02, "... and within 2 % of a'(d) itself wherever a'(d) > 0.2 Y·ε_c")
+claims.check(err[bonded].max() < 0.02, "the normal traction follows a'(d) within 2 % of Y·ε_c over the whole opening")
+claims.check(rel_loc.max() < 0.02, "... and within 2 % of a'(d) itself wherever a'(d) > 0.2 Y·ε_c")
 ipk = np.argmax(np.where(opening, trac, -np.inf))
 print(f"peak traction {trac[ipk]:.5f} Pa = {trac[ipk] / Y:.4f} Y·ε_c at d̄ = {gap[ipk]:.5e} m = {gap[ipk] / P['dp']:.4f} d̂_p "
       f"(step {ipk + 1}); nominal-area traction there {-normal['adhesion_normal'][ipk, 1] / normal['A_nom']:.4f} Pa")
-claim(abs(trac[ipk] / Y - 1) < 0.03, "peak traction = Y·ε_c within 3 %")
-claim(abs(gap[ipk] / P["dp"] - 1) < 0.03, "the peak is at d = d̂_p (within 3 %)")
+claims.check(abs(trac[ipk] / Y - 1) < 0.03, "peak traction = Y·ε_c within 3 %")
+claims.check(abs(gap[ipk] / P["dp"] - 1) < 0.03, "the peak is at d = d̂_p (within 3 %)")
 net_err = np.abs(p_net - (barrier_pressure(gap, P) - pred))
-claim(net_err[bonded].max() < 0.02 * Y, f"net (barrier + adhesion) pressure follows κ(-b'(d)) - a'(d) within 2 % of Y·ε_c "
-      f"over the opening (max {net_err[bonded].max() / Y * 100:.3f} %)")
+claims.check(net_err[bonded].max() < 0.02 * Y, f"net (barrier + adhesion) pressure follows κ(-b'(d)) - a'(d) within 2 % of Y·ε_c "
+             f"over the opening (max {net_err[bonded].max() / Y * 100:.3f} %)")
 deb = opening & (gap >= P["da"])
-claim(deb.any() and np.abs(normal["adhesion_normal"][deb]).max() == 0.0,
-      f"fully debonded beyond d̂_a (adhesion force exactly 0 in the last {int(deb.sum())} steps)")
+claims.check(deb.any() and np.abs(normal["adhesion_normal"][deb]).max() == 0.0,
+             f"fully debonded beyond d̂_a (adhesion force exactly 0 in the last {int(deb.sum())} steps)")
 bal = np.abs(normal["reaction"][:, 1] + normal["adhesion_normal"][:, 1] + normal["barrier"][:, 1]) / (Y * A)
-claim(bal.max() < 1e-3, f"the top face's Dirichlet reaction balances the contact forces (max mismatch {bal.max():.1e} "
-      f"Y·ε_c·A: static equilibrium, Newton tolerance)")
-claim(normal["inter"].max() == 0, "no intersection in any step of the normal run")
+claims.check(bal.max() < 1e-3, f"the top face's Dirichlet reaction balances the contact forces (max mismatch {bal.max():.1e} "
+             f"Y·ε_c·A: static equilibrium, Newton tolerance)")
+claims.check(normal["inter"].max() == 0, "no intersection in any step of the normal run")
 print(f"normal run: {len(normal['t'])} steps, Newton iterations per step mean {normal['newton'].mean():.2f}, "
       f"max {normal['newton'].max()}; wall {normal['wall'].sum():.1f} s")
 
@@ -185,7 +150,7 @@ dd = np.linspace(0, 1.3 * P["da"], 1000)
 
 # ================================================================ (b) shear at the balance gap
 runs = []
-for path in sorted(glob.glob(os.path.join(out, "shear_*.h5")), key=lambda p: float(re.findall(r"r([0-9.]+)\.h5$", p)[0])):
+for path in runfiles.paths(out, "shear_*.h5", key=lambda p: float(re.findall(r"r([0-9.]+)\.h5$", p)[0])):
     r = load(path)
     Ps = params(r["scene"])
     v = r["scene"]["bodies"][0]["fixed"]["motion"][0]["velocity"][0]
@@ -216,10 +181,10 @@ for q in main:
           f"          {step_err * 100:.1e} %")
     all_ok_ss &= abs(rel) < 0.05
     all_ok_steps &= step_err < 0.05
-claim(len(main) >= 5 and all_ok_ss,
-      f"steady tangential traction = μ_a·Y·ε_c·f_t(v·h) within 5 % for each of the {len(main)} shear velocities")
-claim(all_ok_steps, "every step's (slip, traction) pair lies on μ_a·Y·ε_c·f_t within 5 % of μ_a·Y·ε_c (transients too)")
-claim(all(q["inter"] == 0 for q in runs), "no intersection in any step of the shear runs")
+claims.check(len(main) >= 5 and all_ok_ss,
+             f"steady tangential traction = μ_a·Y·ε_c·f_t(v·h) within 5 % for each of the {len(main)} shear velocities")
+claims.check(all_ok_steps, "every step's (slip, traction) pair lies on μ_a·Y·ε_c·f_t within 5 % of μ_a·Y·ε_c (transients too)")
+claims.check(all(q["inter"] == 0 for q in runs), "no intersection in any step of the shear runs")
 for q in other:
     n = len(q["T"])
     print(f"\nnote (not a claim): ε_a = {q['P']['eps_a']:g} m/s (ε = {q['P']['eps']:g} m), v = {q['r']:g} ε_a: "
@@ -239,13 +204,9 @@ with open(os.path.join(out, "adhesion_curves.dat"), "w") as fo:
     for q in main:
         fo.write(f"{q['r']:.4f} {q['v']:.6e} {q['y_ss']:.9e} {q['T_ss']:.9e} {q['expect']:.9e}\n")
 
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    print("matplotlib missing: no plots")
-    sys.exit(0 if ok else 1)
+plt = None if args.no_plot else figures.pyplot()
+if not plt:
+    sys.exit(claims.summary())
 
 mm = 1e3
 fig, axs = plt.subplots(1, 2, figsize=(13, 4.8))
@@ -284,7 +245,7 @@ ax.legend(fontsize=8)
 ax.grid(alpha=0.3)
 fig.suptitle(f"adhesion_curves (a): soft plate (E = {normal['scene']['bodies'][0]['material']['E']:g} Pa) on a half-space, "
              f"top face compressed then opened at 1e-3 m/s, static steps of {P['h']:g} s")
-save(fig, "normal.png")
+figures.save(fig, out, "normal.png")
 
 fig, axs = plt.subplots(1, 3, figsize=(18, 4.8), gridspec_kw={"width_ratios": [1, 1, 0.8]})
 ax = axs[0]
@@ -328,5 +289,5 @@ ax.legend(fontsize=7, loc="lower right")
 ax.grid(alpha=0.3)
 fig.suptitle(f"adhesion_curves (b): shear at the balance gap, ε_a = {P['eps_a']:g} m/s, h = {P['h']:g} s, "
              f"μ_a = {P['mu_a']:g}")
-save(fig, "tangential.png")
-sys.exit(0 if ok else 1)
+figures.save(fig, out, "tangential.png")
+sys.exit(claims.summary())

@@ -2,30 +2,37 @@
 """Analysis of experiments/cube_push: centre-of-mass travel of a cube pushed over a frictionless
 triangulated floor against the ideal F t²/(2m), for the ipc2020 and convergent collision sets.
 Reads OUTDIR/*.h5 written by run.sh, writes OUTDIR/cube_push.dat and .png, prints the table,
-exits 1 if a claim of README.md fails."""
-import json
+exits 1 if a claim of README.md fails. With --quick: the runs of the QUICK variant (run.sh),
+the claims that need only them."""
 import math
 import os
 import sys
 
-import h5py
 import numpy as np
 
-out = sys.argv[1] if len(sys.argv) > 1 else "plots/out/cube_push"
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, runs as runfiles  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+
+args = cli.parser(__doc__, "plots/out/cube_push", quick=True).parse_args()
+out = args.outdir
 RUNS = ["conv_F0.3", "ipc_F0.3", "conv_F1", "ipc_F1", "conv_F0", "ipc_F0",
         "conv_incomm_F0.3", "ipc_incomm_F0.3"]
+if args.quick:  # no F = 1 N pair, no ipc2020 control (README.md, "QUICK")
+    RUNS = ["conv_F0.3", "ipc_F0.3", "conv_F0", "conv_incomm_F0.3", "ipc_incomm_F0.3"]
 
 
 def load(name):
-    path = os.path.join(out, name + ".h5")
-    with h5py.File(path, "r") as f:
-        scene = json.loads(f.attrs["scene_json"])
-        mass = f["/mesh/mass"][:]
-        body = f["/mesh/vertex_body"][:]
-        t = f["/frames/time"][:]
-        x = f["/frames/x"][:]
-        steps = {k: f["/steps/" + k][:] for k in ("newton_iters", "intersections", "min_distance", "wall_s")}
-        fc = f["/probes/contact_force"][:]
+    """The measurements of one run: centre-of-mass travel, its velocity, contact force, solver statistics."""
+    run = runfiles.load(os.path.join(out, name + ".h5"))
+    scene = run.scene
+    mass = run.mesh["mass"]
+    body = run.mesh["vertex_body"]
+    t = run.frames["time"]
+    x = run.frames["x"]
+    steps = run.steps
+    fc = run.probes["contact_force"]
     cube = body == 0
     m = mass[cube].sum()
     com = (x[:, cube, :] * mass[cube][None, :, None]).sum(axis=1) / m
@@ -46,14 +53,7 @@ def load(name):
 runs = {n: load(n) for n in RUNS if os.path.exists(os.path.join(out, n + ".h5"))}
 missing = [n for n in RUNS if n not in runs]
 
-ok = True
-
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
-
+claims = Claims()
 
 hdr = (" run                F (N)  floor      Δx_com(T) (m)  F T²/2m (m)  ratio    v(T) (m/s)  Δz_com (m)  "
        "<f_x> contact (N)  Newton mean/max  min dist (m)  wall (s)")
@@ -79,9 +79,9 @@ if any_r:
           f"x_n = F t_n(t_n + h)/2m, i.e. ratio 1 + h/T = {1 + any_r['h'] / any_r['T']:.4f}; "
           f"normal load {runs[RUNS[0]]['fy'] if RUNS[0] in runs else float('nan'):.2f} N")
 
-claim(not missing, "all runs present" + (f" (missing: {', '.join(missing)})" if missing else ""))
+claims.check(not missing, "all runs present" + (f" (missing: {', '.join(missing)})" if missing else ""))
 for n, r in runs.items():
-    claim(r["inter"] == 0, f"{n}: no intersections in any step")
+    claims.check(r["inter"] == 0, f"{n}: no intersections in any step")
 # Tolerance for the convergent set (README): implicit Euler's offset h/T plus the horizontal
 # force the contact exerts with no push at all, measured by the F = 0 control of the same set
 # (mean x-force of the barrier over the run), relative to F.
@@ -90,17 +90,17 @@ for n in ("conv_F0.3", "conv_F1"):
     if n in runs:
         r = runs[n]
         tol = r["h"] / r["T"] + f_ctrl / r["F"]
-        claim(abs(r["ratio"] - 1) <= tol, f"{n}: convergent set follows F t²/2m: |ratio − 1| = "
-                                         f"{abs(r['ratio'] - 1):.4f} <= h/T + |f_x(F=0)|/F = {tol:.4f}")
+        claims.check(abs(r["ratio"] - 1) <= tol, f"{n}: convergent set follows F t²/2m: |ratio − 1| = "
+                                                f"{abs(r['ratio'] - 1):.4f} <= h/T + |f_x(F=0)|/F = {tol:.4f}")
 if "ipc_F0.3" in runs:
     r = runs["ipc_F0.3"]
-    claim(r["ratio"] < 0.5 and abs(r["v_end"]) < 1e-3,
-          f"ipc_F0.3: ipc2020 grinds to a halt (ratio {r['ratio']:.4f}, v(T) = {r['v_end']:+.1e} m/s)")
+    claims.check(r["ratio"] < 0.5 and abs(r["v_end"]) < 1e-3,
+                 f"ipc_F0.3: ipc2020 grinds to a halt (ratio {r['ratio']:.4f}, v(T) = {r['v_end']:+.1e} m/s)")
     if "conv_F0.3" in runs:
-        claim(r["ratio"] < runs["conv_F0.3"]["ratio"] - 0.1, "F = 0.3 N: ipc2020 travels less than convergent")
+        claims.check(r["ratio"] < runs["conv_F0.3"]["ratio"] - 0.1, "F = 0.3 N: ipc2020 travels less than convergent")
 if "ipc_incomm_F0.3" in runs and "conv_incomm_F0.3" in runs:
     a, b = runs["ipc_incomm_F0.3"]["ratio"], runs["conv_incomm_F0.3"]["ratio"]
-    claim(a < b - 0.1, f"incommensurate floor, F = 0.3 N: ipc2020 slowed ({a:.3f}) against convergent ({b:.3f})")
+    claims.check(a < b - 0.1, f"incommensurate floor, F = 0.3 N: ipc2020 slowed ({a:.3f}) against convergent ({b:.3f})")
 for n in ("conv_F0", "ipc_F0"):
     if n in runs and "conv_F0.3" in runs:
         r = runs[n]
@@ -109,10 +109,8 @@ for n in ("conv_F0", "ipc_F0"):
               f"({frac:.1%} of the F = 0.3 N ideal travel); mean contact x-force {r['fx']:+.2e} N "
               f"= {r['fx'] / r['fy']:+.1e} of the normal force")
 
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+plt = None if args.no_plot else figures.pyplot()
+if plt:
     fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, names, title in (
             (axs[0], ["conv_F0.3", "ipc_F0.3", "conv_F1", "ipc_F1"], "floor cells = cube cells, offset"),
@@ -132,9 +130,5 @@ try:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle("cube pushed over a frictionless triangulated floor (dotted: F t²/2m)")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "cube_push.png"), dpi=120)
-    print("wrote", os.path.join(out, "cube_push.png"))
-except ImportError:
-    print("matplotlib missing: no plot")
-sys.exit(0 if ok else 1)
+    figures.save(fig, out, "cube_push.png")
+sys.exit(claims.summary())

@@ -5,8 +5,6 @@ to the paper's, the measured numbers and the capacity estimates, checks the clai
 writes OUTDIR/cube_wall.dat and (unless --no-plot) OUTDIR/cube_wall.png; exit status 1 if a claim
 fails (in particular if the computed table differs from the paper's).
 
-Usage: analyze.py OUTDIR MU_LARGE [--no-plot]
-
 Measured per run (wall: the half-space x ≥ 0, gravity −g ŷ, cube face x = gap at rest):
   Δy     vertical displacement of the centre of mass (mass-weighted, /frames/x and /mesh/mass)
   a      −slope of a least-squares line through the centre of mass's vertical velocity after 0.1 s
@@ -29,28 +27,18 @@ import sys
 
 import numpy as np
 
-sys.dont_write_bytecode = True  # no __pycache__ in the experiment folder
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gap import balance_gap  # noqa: E402  (independent of contactlab)
-from runs import A_TOL, PAPER, load, classify  # noqa: E402
-from analysis_common import vertex_areas  # noqa: E402
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params as auto  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+from contactlab.physics import balance_gap, vertex_areas  # noqa: E402
+from classify import A_TOL, PAPER, load, classify  # noqa: E402
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-out = args[0] if args else "plots/out/cube_wall"
-mu_large = args[1] if len(args) > 1 else "5"
-plot = "--no-plot" not in sys.argv
-
-
-
-
-
-ok = True
-
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
+ap = cli.parser(__doc__, "plots/out/cube_wall")
+ap.add_argument("mu_large", nargs="?", default="5", metavar="MU_LARGE", help="the large friction coefficient (default 5)")
+args = ap.parse_args()
+out, mu_large, plot = args.outdir, args.mu_large, not args.no_plot
+claims = Claims()
 
 
 runs, cls = {}, {}
@@ -61,9 +49,7 @@ for mk, mu in (("0", "0"), ("L", mu_large)):
 g = 9.81
 r0 = runs["0", "small"]
 prm, sc = r0["prm"], r0["scene"]
-dhat = float(prm["dhat"])
-dhat_a = 2.0 * dhat if prm["dhat_a"] == "auto" else float(prm["dhat_a"])
-dhat_p = dhat if prm["dhat_p"] == "auto" else float(prm["dhat_p"])
+dhat, dhat_p, dhat_a = (float(d) for d in auto.adhesion_distances(prm))
 Y = sc["bodies"][0]["material"]["E"]
 kappa = float(prm["kappa"])
 for key, r in runs.items():
@@ -87,8 +73,7 @@ for adh in ("small", "large"):
     p = runs["0", adh]["prm"]
     ec, mua = float(p["eps_c"]), float(p["mu_a"])
     ye = Y * ec
-    gp = balance_gap(kappa, Y, ec, dhat, None if p["dhat_p"] == "auto" else float(p["dhat_p"]),
-                     None if p["dhat_a"] == "auto" else float(p["dhat_a"]))
+    gp = balance_gap(kappa, ye, *auto.adhesion_distances(p))
     ft_geo, ft_eff = mua * L * L * ye / W, mua * A_eff * ye / W
     mom_geo, mom_eff = (L * L * ye * L / 2) / (W * L / 2), (ye * (w[face] * arm).sum()) / (W * L / 2)
     caps[adh] = dict(ec=ec, mua=mua, ye=ye, gap=gp, ft_geo=ft_geo, ft_eff=ft_eff, mom_geo=mom_geo,
@@ -136,42 +121,40 @@ print()
 # ---- claims ----
 for key in runs:
     mu = "0" if key[0] == "0" else mu_large
-    claim(cls[key] == PAPER[key], f"μ = {mu}, {key[1]} adhesion: computed '{cls[key]}', paper '{PAPER[key]}'")
+    claims.check(cls[key] == PAPER[key], f"μ = {mu}, {key[1]} adhesion: computed '{cls[key]}', paper '{PAPER[key]}'")
 for (mk, adh), r in runs.items():
     mu = "0" if mk == "0" else mu_large
-    claim(int(r["inter"].max()) == 0, f"μ = {mu}, {adh}: 0 intersections in all {r['nsteps']} steps")
+    claims.check(int(r["inter"].max()) == 0, f"μ = {mu}, {adh}: 0 intersections in all {r['nsteps']} steps")
     if adh != "none":
         gp = caps[adh]["gap"]
-        claim(abs(r["gap0"] - gp) < 1e-9 * L, f"μ = {mu}, {adh}: started at the computed balance gap "
-              f"{gp:.6e} m (face at {r['gap0']:.6e} m)")
-claim(caps["small"]["ft_eff"] < 1.0 < caps["large"]["ft_eff"] and caps["small"]["mom_eff"] < 1.0 < caps["large"]["mom_eff"],
-      f"small adhesion cannot hold the weight tangentially ({caps['small']['ft_eff']:.2f} mg) nor the gravity "
-      f"torque about the bottom edge ({caps['small']['mom_eff']:.2f}); large can ({caps['large']['ft_eff']:.1f}, "
-      f"{caps['large']['mom_eff']:.1f}) (A_eff)")
+        claims.check(abs(r["gap0"] - gp) < 1e-9 * L, f"μ = {mu}, {adh}: started at the computed balance gap "
+                     f"{gp:.6e} m (face at {r['gap0']:.6e} m)")
+claims.check(caps["small"]["ft_eff"] < 1.0 < caps["large"]["ft_eff"] and caps["small"]["mom_eff"] < 1.0 < caps["large"]["mom_eff"],
+             f"small adhesion cannot hold the weight tangentially ({caps['small']['ft_eff']:.2f} mg) nor the gravity "
+             f"torque about the bottom edge ({caps['small']['mom_eff']:.2f}); large can ({caps['large']['ft_eff']:.1f}, "
+             f"{caps['large']['mom_eff']:.1f}) (A_eff)")
 s0 = runs["0", "small"]
 dev = np.abs(s0["fmean"] - caps["small"]["gap"]).max() / caps["small"]["gap"]
-claim(dev < 0.02, f"μ = 0, small: the sliding face stays at the balance gap (mean distance within "
-      f"{dev:.1%} of {caps['small']['gap']:.4e} m all along; claim 2 %)")
+claims.check(dev < 0.02, f"μ = 0, small: the sliding face stays at the balance gap (mean distance within "
+             f"{dev:.1%} of {caps['small']['gap']:.4e} m all along; claim 2 %)")
 fan = s0["an_abs"][len(s0["an_abs"]) // 2]
 pred = caps["small"]["ye"] * caps["small"]["gap"] / dhat_p * A_eff        # a'(gap) = Yε_c gap/d̂_p below d̂_p
-claim(abs(fan / pred - 1.0) < 0.01, f"μ = 0, small: normal adhesion force while sliding {fan:.1f} N = A_eff·a'(gap) "
-      f"= {pred:.1f} N within 1 % (= {fan / (pred / A_eff * L * L):.3f} × the face area's A·a'(gap): the rim)")
-claim(s0["at_until"] <= 0.1, f"μ = 0, small: the tangential adhesion debonds at once (last nonzero at "
-      f"t = {s0['at_until']:.2f} s; claim ≤ 0.1 s)")
-claim(abs(s0["a"] / g - 1.0) < A_TOL, f"μ = 0, small: slides with a = {s0['a']:.4f} m/s² ≈ g (within {A_TOL:.0%})")
+claims.check(abs(fan / pred - 1.0) < 0.01, f"μ = 0, small: normal adhesion force while sliding {fan:.1f} N = A_eff·a'(gap) "
+             f"= {pred:.1f} N within 1 % (= {fan / (pred / A_eff * L * L):.3f} × the face area's A·a'(gap): the rim)")
+claims.check(s0["at_until"] <= 0.1, f"μ = 0, small: the tangential adhesion debonds at once (last nonzero at "
+             f"t = {s0['at_until']:.2f} s; claim ≤ 0.1 s)")
+claims.check(abs(s0["a"] / g - 1.0) < A_TOL, f"μ = 0, small: slides with a = {s0['a']:.4f} m/s² ≈ g (within {A_TOL:.0%})")
 l0 = runs["0", "large"]
 ratio = W / caps["large"]["fmax"]
-v_creep = float(prm["eps_v"] if l0["prm"]["eps_a"] == "auto" else l0["prm"]["eps_a"]) * (1 - math.sqrt(1 - ratio))
+v_creep = float(auto.eps_a(l0["prm"])) * (1 - math.sqrt(1 - ratio))
 late = l0["ft"] > 0.5 * l0["ft"][-1]
 v_meas = -np.polyfit(l0["ft"][late], l0["slip"][late], 1)[0]
 e = (v_meas - v_creep) / v_creep
-claim(abs(e) < 0.15, f"μ = 0, large: the held face creeps at {v_meas:.3e} m/s = the tangential-adhesion mollifier's "
-      f"ε_a(1 − √(1 − mg/(μ_a A_eff Yε_c))) = {v_creep:.3e} m/s within 15 % ({e:+.1%})")
+claims.check(abs(e) < 0.15, f"μ = 0, large: the held face creeps at {v_meas:.3e} m/s = the tangential-adhesion mollifier's "
+             f"ε_a(1 − √(1 − mg/(μ_a A_eff Yε_c))) = {v_creep:.3e} m/s within 15 % ({e:+.1%})")
 
-if plot:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+plt = figures.pyplot() if plot else None
+if plt:
     fig, axes = plt.subplots(2, 3, figsize=(14, 7.5), sharex=True)
     for i, (mk, mlabel) in enumerate((("0", "μ = 0"), ("L", f"μ = {mu_large}"))):
         for j, adh in enumerate(("none", "small", "large")):
@@ -205,6 +188,5 @@ if plot:
                 ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower left")
     fig.suptitle("cube_wall (paper 000 Fig. 14): 1 m cube next to a wall, gravity along the wall; "
                  f"ipc_adhesion, μ_a = {caps['small']['mua']:g}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "cube_wall.png"), dpi=110)
-sys.exit(0 if ok else 1)
+    figures.save(fig, out, "cube_wall.png", dpi=110)
+sys.exit(claims.summary())

@@ -7,39 +7,30 @@ Parameters matched to ipc_adhesion (README.md, "RCC counterpart"): C_N = Y·ε_c
 W = Y·ε_c·d̂_p, C_T = (μ_a Y·ε_c)²/W (= C_N for μ_a = 1): RCC's rate-independent peaks
 √(C_N W) = Y·ε_c at d* = d̂_p and √(C_T W) = μ_a·Y·ε_c at u* = √(W/C_T); "none" is β0 = 0.
 
-Usage: analyze_rcc.py OUTDIR MU_LARGE [--no-plot]   prints both tables side by side and the numbers,
-                                                    checks the RCC claims of README.md (exit 1 if one
-                                                    fails), writes OUTDIR/cube_wall_rcc.png"""
+Prints both tables side by side and the numbers, checks the RCC claims of README.md (exit 1 if
+one fails), writes OUTDIR/cube_wall_rcc.png."""
 import math
 import os
 import sys
 
 import numpy as np
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gap import balance_gap  # noqa: E402
-from runs import G, PAPER, classify, load  # noqa: E402
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params as auto  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+from contactlab.physics import balance_gap  # noqa: E402
+from classify import G, PAPER, classify, load  # noqa: E402
 
 ADH = ("none", "small", "large")
 # the RCC cells claimed to agree with ipc_adhesion (verified in the full and the QUICK runs, README)
 RCC_AGREE = [("0", "none"), ("L", "none"), ("0", "large"), ("L", "large"), ("L", "small")]
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-out = args[0] if args else "plots/out/cube_wall"
-mu_large = args[1] if len(args) > 1 else "5"
-plot = "--no-plot" not in sys.argv
-
-
-
-
-ok = True
-
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
+ap = cli.parser(__doc__, "plots/out/cube_wall")
+ap.add_argument("mu_large", nargs="?", default="5", metavar="MU_LARGE", help="the large friction coefficient (default 5)")
+args = ap.parse_args()
+out, mu_large, plot = args.outdir, args.mu_large, not args.no_plot
+claims = Claims()
 
 
 ipc, rcc, cls = {}, {}, {}
@@ -48,11 +39,8 @@ for mk, mu in (("0", "0"), ("L", mu_large)):
         ipc[mk, adh] = load(os.path.join(out, f"mu{mu}_{adh}.h5"))
         rcc[mk, adh] = load(os.path.join(out, f"rcc_mu{mu}_{adh}.h5"))
 for key in ipc:
-    ci = ipc[key]["con"]
-    dh = ci["dhat"]
-    cls["ipc", key] = classify(ipc[key], 2 * dh if ci.get("dhat_a", "auto") == "auto" else ci["dhat_a"], detaches=True)
-    c = rcc[key]["con"]
-    dd = 2 * math.sqrt(c["w"] / c["c_n"]) if c.get("debond_dist", "auto") == "auto" else c["debond_dist"]
+    cls["ipc", key] = classify(ipc[key], auto.adhesion_distances(ipc[key]["con"])[2], detaches=True)
+    dd = auto.debond_dist(rcc[key]["con"])
     rcc[key]["debond_dist"] = dd
     cls["rcc", key] = classify(rcc[key], dd, detaches=True)
 
@@ -105,36 +93,34 @@ print()
 # ---- claims (RCC part) ----
 for (mk, adh), r in rcc.items():
     mu = "0" if mk == "0" else mu_large
-    claim(int(r["inter"].max()) == 0, f"rcc μ = {mu}, {adh}: 0 intersections in all {r['nsteps']} steps")
+    claims.check(int(r["inter"].max()) == 0, f"rcc μ = {mu}, {adh}: 0 intersections in all {r['nsteps']} steps")
     if adh != "none":
         ci = ipc[mk, adh]["con"]
-        gp = balance_gap(ci["kappa"], Y, ci["eps_c"], ci["dhat"])
-        claim(abs(r["gap0"] - gp) < 1e-9 * r["L"], f"rcc μ = {mu}, {adh}: started at the balance gap {gp:.6e} m "
-              f"(the same as ipc_adhesion's: C_N β² d = Yε_c d/d̂_p below d̂_p)")
+        gp = balance_gap(ci["kappa"], Y * ci["eps_c"], ci["dhat"])
+        claims.check(abs(r["gap0"] - gp) < 1e-9 * r["L"], f"rcc μ = {mu}, {adh}: started at the balance gap {gp:.6e} m "
+                     f"(the same as ipc_adhesion's: C_N β² d = Yε_c d/d̂_p below d̂_p)")
         dev = abs(r["an_abs"][0] / ipc[mk, adh]["an_abs"][0] - 1)
-        claim(dev < 0.01, f"rcc μ = {mu}, {adh}: normal adhesion force in the first step {r['an_abs'][0]:.1f} N = "
-              f"ipc_adhesion's {ipc[mk, adh]['an_abs'][0]:.1f} N within 1 % (same law below d*, same A_eff)")
+        claims.check(dev < 0.01, f"rcc μ = {mu}, {adh}: normal adhesion force in the first step {r['an_abs'][0]:.1f} N = "
+                     f"ipc_adhesion's {ipc[mk, adh]['an_abs'][0]:.1f} N within 1 % (same law below d*, same A_eff)")
 s0 = rcc["0", "small"]
-claim(cls["rcc", ("0", "small")] == "detaches and falls" and s0["t"][np.nonzero(s0["an_abs"] > 0)[0][-1]] <= 0.1,
-      f"rcc μ = 0, small adhesion: 'detaches and falls' (ipc_adhesion: '{cls['ipc', ('0', 'small')]}'): the slip "
-      f"debonds the pairs (one β for the normal and the tangential part), both adhesion forces are 0 after "
-      f"t = {s0['t'][np.nonzero(s0['an_abs'] > 0)[0][-1]]:.2f} s (claim ≤ 0.1 s), and the face leaves the wall "
-      f"(min distance {s0['fmin'][-1]:.3f} m at the end)")
+claims.check(cls["rcc", ("0", "small")] == "detaches and falls" and s0["t"][np.nonzero(s0["an_abs"] > 0)[0][-1]] <= 0.1,
+             f"rcc μ = 0, small adhesion: 'detaches and falls' (ipc_adhesion: '{cls['ipc', ('0', 'small')]}'): the slip "
+             f"debonds the pairs (one β for the normal and the tangential part), both adhesion forces are 0 after "
+             f"t = {s0['t'][np.nonzero(s0['an_abs'] > 0)[0][-1]]:.2f} s (claim ≤ 0.1 s), and the face leaves the wall "
+             f"(min distance {s0['fmin'][-1]:.3f} m at the end)")
 l0 = rcc["0", "large"]
 late = l0["ft"] > 0.5 * l0["ft"][-1]
 s_pred = mg / (l0["con"]["c_t"] * l0["A_eff"])
 s_meas = -l0["slip"][late].mean()
-claim(abs(s_meas / s_pred - 1) < 0.05, f"rcc μ = 0, large: the face is held elastically: mean slip over the second half "
-      f"{s_meas:.3e} m = mg/(C_T·A_eff) = {s_pred:.3e} m within 5 % ({s_meas / s_pred - 1:+.1%}; A_eff = "
-      f"{l0['A_eff']:.3f} m²; downward creep there {-np.polyfit(l0['ft'][late], l0['slip'][late], 1)[0]:+.2e} m/s)")
+claims.check(abs(s_meas / s_pred - 1) < 0.05, f"rcc μ = 0, large: the face is held elastically: mean slip over the second half "
+             f"{s_meas:.3e} m = mg/(C_T·A_eff) = {s_pred:.3e} m within 5 % ({s_meas / s_pred - 1:+.1%}; A_eff = "
+             f"{l0['A_eff']:.3f} m²; downward creep there {-np.polyfit(l0['ft'][late], l0['slip'][late], 1)[0]:+.2e} m/s)")
 for key in RCC_AGREE:
     mu = "0" if key[0] == "0" else mu_large
-    claim(cls["rcc", key] == cls["ipc", key], f"rcc μ = {mu}, {key[1]} adhesion: '{cls['rcc', key]}', as ipc_adhesion")
+    claims.check(cls["rcc", key] == cls["ipc", key], f"rcc μ = {mu}, {key[1]} adhesion: '{cls['rcc', key]}', as ipc_adhesion")
 
-if plot:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+plt = figures.pyplot() if plot else None
+if plt:
     fig = plt.figure(figsize=(14, 9.5))
     gs = fig.add_gridspec(3, 3, height_ratios=[0.55, 1, 1])
     axt = fig.add_subplot(gs[0, :])
@@ -170,8 +156,5 @@ if plot:
                 ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower left")
     fig.suptitle("cube_wall (paper 000 Fig. 14): ipc_adhesion (solid) vs rcc_ipc (dashed), "
                  "C_N = Yε_c/d̂_p, W = Yε_c d̂_p, C_T = (μ_a Yε_c)²/W", fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(out, "cube_wall_rcc.png")
-    fig.savefig(path, dpi=110)
-    print("wrote", path)
-sys.exit(0 if ok else 1)
+    figures.save(fig, out, "cube_wall_rcc.png", dpi=110)
+sys.exit(claims.summary())

@@ -1,50 +1,43 @@
 #!/usr/bin/env python3
 """Analysis of experiments/drop_stack: soft boxes dropped onto each other and onto a half-space.
-Reads OUTDIR/drop_stack.h5 (or the file given as 2nd argument), prints per-step solver
+Reads OUTDIR/drop_stack.h5 (or the run file given after OUTDIR), prints per-step solver
 statistics and the final stack against the stacked sizes (barrier gap and elastic compression
-predicted independently), writes OUTDIR/drop_stack.png, exits 1 if a claim of README.md fails.
-Usage: analyze.py OUTDIR [RUN.h5] [--no-plot]"""
-import json
-import math
+predicted independently), writes OUTDIR/drop_stack.png, exits 1 if a claim of README.md fails."""
 import os
 import sys
 
-import h5py
 import numpy as np
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-no_plot = "--no-plot" in sys.argv
-out = args[0] if args else "plots/out/drop_stack"
-path = args[1] if len(args) > 1 else os.path.join(out, "drop_stack.h5")
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params, runs  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+from contactlab.physics import barrier_pressure_float, bisect  # noqa: E402
 
-with h5py.File(path, "r") as f:
-    scene = json.loads(f.attrs["scene_json"])
-    st = {k: f["/steps/" + k][:] for k in ("time", "newton_iters", "line_search_iters", "intersections",
-                                          "min_distance", "ccd_alpha_min", "wall_s", "n_active")}
-    body = f["/mesh/vertex_body"][:]
-    mass = f["/mesh/mass"][:]
-    tf = f["/frames/time"][:]
-    xf = f["/frames/x"][:]
-    kappa_log = f["/model/ipc/kappa"][:] if "/model/ipc/kappa" in f else None
+args = cli.parser(__doc__, "plots/out/drop_stack", runs=True).parse_args()
+out = args.outdir
+if len(args.runs) > 1:
+    sys.exit("analyze.py: one run file at most")
+run = runs.load(args.runs[0] if args.runs else os.path.join(out, "drop_stack.h5"))
+scene = run.scene
+st = {k: run.steps[k] for k in ("time", "newton_iters", "line_search_iters", "intersections",
+                                "min_distance", "ccd_alpha_min", "wall_s", "n_active")}
+body = run.mesh["vertex_body"]
+mass = run.mesh["mass"]
+tf = run.frames["time"]
+xf = run.frames["x"]
+kappa_log = run.model.get("kappa")
 
 g = -scene["gravity"][1]
 dhat = scene["contact"]["dhat"]
 bodies = scene["bodies"]
 nb = len(bodies)
 E = [b["material"]["E"] for b in bodies]
-kappa = scene["contact"]["kappa"]
-if kappa == "auto":
-    kappa = scene["contact"].get("kappa_scale", 0.1) * min(E)
+kappa = params.kappa(scene)
 if kappa_log is not None and np.ptp(kappa_log) > 0:
     print(f"note: kappa changed during the run ({kappa_log.min():g} .. {kappa_log.max():g} Pa)")
 
-ok = True
-
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
+claims = Claims()
 
 
 # ---- per-step solver statistics ----
@@ -61,9 +54,9 @@ print(f"  while landing (t <= {t_dyn:g} s): mean {ni[dyn].mean():.2f}; settled (
 print(f"smallest CCD step fraction {st['ccd_alpha_min'].min():.3f}; min distance over the run "
       f"{np.min(st['min_distance']):.3e} m ({np.min(st['min_distance']) / dhat:.3f} d̂); "
       f"max active pairs {st['n_active'].max()}; wall time {st['wall_s'].sum():.1f} s")
-claim(n_steps == expect_steps, f"the run completed all {expect_steps} steps")
-claim(int(st["intersections"].max()) == 0, "/steps/intersections is 0 for every step")
-claim(np.min(st["min_distance"]) > 0, "min distance > 0 in every step")
+claims.check(n_steps == expect_steps, f"the run completed all {expect_steps} steps")
+claims.check(int(st["intersections"].max()) == 0, "/steps/intersections is 0 for every step")
+claims.check(np.min(st["min_distance"]) > 0, "min distance > 0 in every step")
 
 # ---- the final stack ----
 # Independent prediction: box k lies flat on box k-1 (on the floor for k = 0). The interface
@@ -74,20 +67,9 @@ claim(np.min(st["min_distance"]) > 0, "min distance > 0 in every step")
 # uniaxial compression δ_k = (W_{k+1} + m_k g / 2) H_k / (E A_k) (mean stress over its height).
 
 
-def barrier_pressure(gap):
-    x = gap / dhat
-    return kappa * (2 * (x - 1) * math.log(x) + (x - 1) ** 2 / x)
-
-
 def gap_for(p):
-    lo, hi = 1e-12 * dhat, dhat  # pressure decreases monotonically from +inf to 0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if barrier_pressure(mid) > p:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    """The gap where the barrier pressure is p (it decreases monotonically from +inf to 0 on (0, d̂))."""
+    return bisect(lambda gap: barrier_pressure_float(gap, dhat, kappa) > p, 1e-12 * dhat, dhat)
 
 
 H, A, M = [], [], []
@@ -131,21 +113,17 @@ for k in range(nb):
     ok_heights &= abs(top - sizes) <= allowed
     ok_gaps &= abs(gap_meas - gaps[k]) < 0.2 * dhat
     prev = xs
-claim(speed < 1e-3, f"the stack is at rest at the end (max vertex speed {speed:.1e} m/s)")
-claim(ok_heights, "each box's top is at the sum of the stacked sizes within (k+1) d̂ + the elastic compression")
-claim(ok_gaps, "each interface gap is within 0.2 d̂ of the gap the barrier needs to carry the weight above")
+claims.check(speed < 1e-3, f"the stack is at rest at the end (max vertex speed {speed:.1e} m/s)")
+claims.check(ok_heights, "each box's top is at the sum of the stacked sizes within (k+1) d̂ + the elastic compression")
+claims.check(ok_gaps, "each interface gap is within 0.2 d̂ of the gap the barrier needs to carry the weight above")
 com = [(x_end[body == k] * mass[body == k, None]).sum(0) / M[k] for k in range(nb)]
 offs = [float(np.hypot(com[k][0] - com[k - 1][0], com[k][2] - com[k - 1][2])) for k in range(1, nb)]
 print("horizontal offset of each box's centre from the one below (m): " + ", ".join(f"{o:.4f}" for o in offs))
-claim(all(o < 0.5 * min(bodies[k]["mesh"]["size"][0], bodies[k]["mesh"]["size"][2]) for k, o in
-          zip(range(nb - 1), offs)), "every box rests on the one below (centre inside its footprint)")
+claims.check(all(o < 0.5 * min(bodies[k]["mesh"]["size"][0], bodies[k]["mesh"]["size"][2]) for k, o in
+                 zip(range(nb - 1), offs)), "every box rests on the one below (centre inside its footprint)")
 
-if no_plot:
-    sys.exit(0 if ok else 1)
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+plt = None if args.no_plot else figures.pyplot()
+if plt:
     fig, axs = plt.subplots(1, 3, figsize=(13, 3.8))
     ax = axs[0]
     for k in range(nb):
@@ -169,9 +147,5 @@ try:
     ax.set_title(f"intersections: {int(st['intersections'].max())} in every step", fontsize=10)
     ax.grid(alpha=0.3)
     fig.suptitle("drop_stack: four soft boxes dropped onto a half-space (μ = %g)" % scene["contact"]["mu"])
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "drop_stack.png"), dpi=120)
-    print("wrote", os.path.join(out, "drop_stack.png"))
-except ImportError:
-    print("matplotlib missing: no plot")
-sys.exit(0 if ok else 1)
+    figures.save(fig, out, "drop_stack.png")
+sys.exit(claims.summary())

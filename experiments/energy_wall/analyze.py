@@ -10,14 +10,15 @@ import sys
 
 import numpy as np
 
-out = sys.argv[1] if len(sys.argv) > 1 else "plots/out/energy_wall"
-ok = True
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+from contactlab.physics import barrier_pressure  # noqa: E402
 
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
+args = cli.parser(__doc__, "plots/out/energy_wall").parse_args()
+out = args.outdir
+claims = Claims()
 
 
 # ------------------------------------------------------------------ barrier and distances
@@ -199,8 +200,7 @@ def predict(dim, setname, probe, plane, body, P, dhat, kappa, wpoint):
 meshes = {os.path.basename(p)[:-5]: read_mesh(p) for p in glob.glob(os.path.join(out, "*.mesh"))}
 files = sorted(glob.glob(os.path.join(out, "*.dat")))
 if not files:
-    print(f"no .dat files in {out}")
-    sys.exit(1)
+    sys.exit(f"no .dat files in {out}")
 runs = {}
 for path in files:
     name = os.path.basename(path)[:-4]
@@ -242,22 +242,22 @@ for name, r in runs.items():
     errF = max(np.max(np.abs(r["fbtp"] - r["ftp_pred"])), np.max(np.abs(r["fbn"] - r["fn_pred"]))) / fscale
     worstE, worstF = max(worstE, errE), max(worstF, errF)
     if errE > 1e-9 or errF > 1e-6:
-        claim(False, f"{name}: |E - E_pred|/E_flat = {errE:.1e}, |F - F_pred|/max|Fn| = {errF:.1e}")
-claim(worstE < 1e-9, f"all {len(runs)} runs: max |E - E_pred| / E_flat = {worstE:.1e} (< 1e-9)")
-claim(worstF < 1e-6, f"all {len(runs)} runs: max |F - F_pred| / max|F_n| = {worstF:.1e} (< 1e-6; central differences)")
+        claims.check(False, f"{name}: |E - E_pred|/E_flat = {errE:.1e}, |F - F_pred|/max|Fn| = {errF:.1e}")
+claims.check(worstE < 1e-9, f"all {len(runs)} runs: max |E - E_pred| / E_flat = {worstE:.1e} (< 1e-9)")
+claims.check(worstF < 1e-6, f"all {len(runs)} runs: max |F - F_pred| / max|F_n| = {worstF:.1e} (< 1e-6; central differences)")
 
 print("\n== point probe, convergent: flat energy, no tangential force")
 for name, r in runs.items():
     if r["probe"] == "point" and r["set"] == "convergent":
         dev = np.max(np.abs(r["e"] - 1.0))
         rat = np.max(r["ft"] / np.abs(r["fn"]))
-        claim(dev < 1e-12 and rat < 1e-12, f"{name}: max|E/E_flat - 1| = {dev:.1e}, max|F_t|/|F_n| = {rat:.1e} (< 1e-12)")
+        claims.check(dev < 1e-12 and rat < 1e-12, f"{name}: max|E/E_flat - 1| = {dev:.1e}, max|F_t|/|F_n| = {rat:.1e} (< 1e-12)")
 
 print("\n== point probe, ipc2020: walls of the counted-again distance")
 hh, dh = 0.5, 1.0  # in units of dhat
 r_ = np.linspace(0, 1, 200001)
 rho = np.sqrt(hh ** 2 + r_ ** 2)
-db = lambda d: np.where(d < 1, -(2 * (d - 1) * np.log(d) + (d - 1) ** 2 / d), 0.0)  # b'(d), dhat = 1
+db = lambda d: -barrier_pressure(d, 1.0, 1.0)  # b'(d), dhat = 1  # noqa: E731
 ratio_edge = np.max(np.abs(db(rho) * r_ / rho) / np.abs(db(hh) + db(rho) * hh / rho))
 print(f"   closed form, one shared edge (E ∝ b(h) + b(√(h²+r²))): max|F_t|/|F_n| = {ratio_edge:.5f}")
 for name, r in runs.items():
@@ -269,14 +269,14 @@ for name, r in runs.items():
         # and the tangential force of the closed form
         top = np.max(r["e"])
         rat = np.max(r["ft"] / np.abs(r["fn"]))
-        claim(abs(top - 2.0) < 1e-4 and abs(rat - ratio_edge) < 1e-3 * ratio_edge,
-              f"{name}: max E/E_flat = {top:.6f} (2 + tail of a neighbour within d̂), max|F_t|/|F_n| = {rat:.5f} "
-              f"(closed form {ratio_edge:.5f})")
+        claims.check(abs(top - 2.0) < 1e-4 and abs(rat - ratio_edge) < 1e-3 * ratio_edge,
+                     f"{name}: max E/E_flat = {top:.6f} (2 + tail of a neighbour within d̂), max|F_t|/|F_n| = {rat:.5f} "
+                     f"(closed form {ratio_edge:.5f})")
     if r["path"] == "diag" and r["plane"] != "jitter":
         onv = r["dv"] <= ds
         vmax = np.max(r["e"][onv])
         k = np.max(r["val"])  # triangles at a grid vertex = edges at it for an interior vertex
-        claim(abs(vmax - k) < 1e-9, f"{name}: above a vertex E/E_flat = {vmax:.9f} = its {k} triangles")
+        claims.check(abs(vmax - k) < 1e-9, f"{name}: above a vertex E/E_flat = {vmax:.9f} = its {k} triangles")
 print("   walls (local maxima of E) on the regular planes lie on edges/vertices:")
 for name, r in runs.items():
     if r["probe"] != "point" or r["set"] != "ipc2020" or r["plane"] == "jitter" or r["path"] == "xnear":
@@ -286,8 +286,8 @@ for name, r in runs.items():
     w = int(math.ceil(r["dhat"] / ds))  # ±d̂ neighbourhood, as in the driver
     i = [j for j in i if e[j] - np.min(e[max(0, j - w):j + w + 1]) > 1e-6 * r["Ef"]]
     feat = np.minimum(r["de"], r["dv"])[i]
-    claim(len(i) > 0 and np.all(feat <= ds), f"{name}: {len(i)} walls, all within one sample ({ds / r['dhat']:.4f} d̂) "
-          f"of an edge or vertex")
+    claims.check(len(i) > 0 and np.all(feat <= ds), f"{name}: {len(i)} walls, all within one sample ({ds / r['dhat']:.4f} d̂) "
+                 f"of an edge or vertex")
 
 print("\n== body probe, convergent: the walls are other quadrature points' terms (derived closed forms)")
 for name, r in runs.items():
@@ -298,19 +298,19 @@ for name, r in runs.items():
         # above a vertex u of the line: + (w_u/2) b(h) from u's own quadrature; w_u = a
         a = 4 * dhat
         pred = 1 + a / wv
-        claim(abs(np.max(r["e"]) - pred) < 1e-6, f"{name}: max E/E_flat = {np.max(r['e']):.6f} = 1 + w_u/w_tip "
-              f"= {pred:.6f}")
+        claims.check(abs(np.max(r["e"]) - pred) < 1e-6, f"{name}: max E/E_flat = {np.max(r['e']):.6f} = 1 + w_u/w_tip "
+                     f"= {pred:.6f}")
     if r["dim"] == 3 and r["plane"] in ("grid", "alt") and r["path"] == "xmid":
         # over an edge, no vertex near: edge-edge terms, 3 tip edges × d̂² − (3 − 1)·½d̂² = 2 d̂² per plane edge
         pred = 1 + 2 * dhat ** 2 / (0.5 * wv)
-        claim(abs(np.max(r["e"]) - pred) < 2e-4, f"{name}: max E/E_flat = {np.max(r['e']):.6f}; over an edge "
-              f"1 + 2d̂²/(w_v/2) = {pred:.6f}")
+        claims.check(abs(np.max(r["e"]) - pred) < 2e-4, f"{name}: max E/E_flat = {np.max(r['e']):.6f}; over an edge "
+                     f"1 + 2d̂²/(w_v/2) = {pred:.6f}")
     if r["dim"] == 3 and r["plane"] == "grid" and r["path"] == "diag":
         # over a grid vertex (6 edges, w_u = a²): EE 6·2d̂² − 3·(6−1)/2·d̂², vertex quadrature w_u/2
         a = 4 * dhat
         pred = 1 + (6 * 2 * dhat ** 2 - 3 * 5 / 2 * dhat ** 2 + 0.5 * a * a) / (0.5 * wv)
-        claim(abs(np.max(r["e"]) - pred) < 1e-6, f"{name}: max E/E_flat = {np.max(r['e']):.6f}; over a grid vertex "
-              f"1 + (4.5 d̂² + a²/2)/(w_v/2) = {pred:.6f}")
+        claims.check(abs(np.max(r["e"]) - pred) < 1e-6, f"{name}: max E/E_flat = {np.max(r['e']):.6f}; over a grid vertex "
+                     f"1 + (4.5 d̂² + a²/2)/(w_v/2) = {pred:.6f}")
 
 # ------------------------------------------------------------------ table
 print("\n| run | E_max/E_flat | E_min/E_flat | max abs(F_t)/abs(F_n) | walls (on vertex / on edge / elsewhere) |")
@@ -329,10 +329,8 @@ with open(os.path.join(out, "energy_wall_summary.txt"), "w") as f:
         f.write(f"{name} {np.max(r['e']):.9g} {np.min(r['e']):.9g} {rat:.6g} {len(i)} {onv} {one}\n")
 
 # ------------------------------------------------------------------ figure
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+plt = None if args.no_plot else figures.pyplot()
+if plt:
     cols = [("3d_grid", "diag", "3D grid, diagonal through vertices"), ("3d_grid", "xmid", "3D grid, along x"),
             ("3d_jitter", "xmid", "3D jittered, along x"), ("2d_line", "x", "2D segmented line")]
     fig, ax = plt.subplots(2, len(cols), figsize=(4.2 * len(cols), 6.5), sharex="col")
@@ -354,10 +352,6 @@ try:
     ax[1, 0].set_ylabel("F_t (along path) / |F_n|")
     ax[0, 0].legend(fontsize=8)
     fig.suptitle("energy walls: vertex at 0.5 d̂ over a flat plane (paper 002 Fig. 3), model ipc", fontsize=11)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "energy_wall.png"), dpi=110)
-    print(f"\nwrote {os.path.join(out, 'energy_wall.png')}")
-except ImportError as exc:
-    print(f"no plot ({exc})")
-
-sys.exit(0 if ok else 1)
+    print()
+    figures.save(fig, out, "energy_wall.png", dpi=110)
+sys.exit(claims.summary())

@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=${1:-plots/out/hanging_bar}
 mkdir -p "$out"
-CL=${CT_BUILD:-build}/contactlab
+. experiments/common.sh  # CL, thread environment
 exact=$(awk 'BEGIN{printf "%.9e", 1000*9.81*1.0*1.0/(2*1e9)}')
 table="$out/convergence.dat"
 echo "# cells_along_L tip_displacement_m relative_error (exact $exact m)" > "$table"

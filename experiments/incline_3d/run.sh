@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=${1:-plots/out/incline_3d}
 mkdir -p "$out"
-CL=${CT_BUILD:-build}/contactlab
+. experiments/common.sh  # CL, PY, thread environment
 scene=experiments/incline_3d/incline.json
 "$CL" run "$scene" --quiet -o "$out/settle.h5" --set contact.mu=1 --set time.duration=0.5 \
       --set output.frames_every=50
@@ -19,6 +19,4 @@ done
 for mu in 0.5 0.6; do
     "$CL" run "$scene" --quiet -o "$out/rest_mu$mu.h5" --set contact.mu=$mu
 done
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3  # Debian's python3 has h5py
 "$PY" experiments/incline_3d/analyze.py "$out"

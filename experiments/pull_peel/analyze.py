@@ -8,17 +8,19 @@ series are stitched at the restart time. Gaps are measured from the frames: ever
 of the lower plate faces the bottom-face vertex of the upper plate with the same rest (x, z)
 (aligned grids), and the pair's gap is the difference of their heights.
 
-Usage: analyze.py OUTDIR [--quick] [--no-plot]   checks the claims of README.md (exit 1 if one fails),
-                                                 prints the numbers, writes OUTDIR/pull_peel.png
-       analyze.py --restart-args RAMP.h5 BACK    prints the --set arguments of the fine pass: the
-                                                 ramp frame BACK seconds before its last bonded step
-                                                 and the load offsets F0 + dF/dt t0 at its time"""
-import json
+Checks the claims of README.md (exit 1 if one fails), prints the numbers, writes
+OUTDIR/pull_peel.png. With --restart-args RAMP.h5 BACK it only prints the --set arguments of the
+fine pass: the ramp frame BACK seconds before its last bonded step and the load offsets
+F0 + dF/dt t0 at its time."""
 import os
 import sys
 
-import h5py
 import numpy as np
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params as auto, runs  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
 
 
 def last_bonded_step(adh):
@@ -27,11 +29,9 @@ def last_bonded_step(adh):
 
 
 def restart_args(ramp, back):
-    with h5py.File(ramp, "r") as f:
-        scene = json.loads(f.attrs["scene_json"])
-        t = f["/steps/time"][:]
-        adh = f["/probes/adhesion"][:].ravel()
-        tf = f["/frames/time"][:]
+    run = runs.load(ramp)
+    scene, t, tf = run.scene, run.steps["time"], run.frames["time"]
+    adh = run.probes["adhesion"].ravel()
     kb = last_bonded_step(adh)
     j = int(np.argmin(np.abs(tf - (t[kb] - back))))
     t0 = float(tf[j])
@@ -44,26 +44,24 @@ def restart_args(ramp, back):
     print("\n".join(args))
 
 
-class Run:
-    """One HDF5 file: steps, probes, frames, and the interface pairs."""
+class Run(runs.Run):
+    """One run file (contactlab.runs.Run) with the series used here and the interface pairs."""
 
     def __init__(self, path):
-        self.path = path
-        with h5py.File(path, "r") as f:
-            self.scene = json.loads(f.attrs["scene_json"])
-            self.t = f["/steps/time"][:]
-            self.newton = f["/steps/newton_iters"][:]
-            self.wall = f["/steps/wall_s"][:]
-            self.inter = f["/steps/intersections"][:]
-            self.adh = f["/probes/adhesion"][:].ravel()
-            self.bar = f["/probes/barrier"][:].ravel()
-            self.adh_t = f["/probes/adhesion_tangential"][:]
-            self.mean_gap = (f["/probes/upper_bottom"][:] - f["/probes/lower_top"][:]).ravel()
-            self.tf = f["/frames/time"][:]
-            self.xf = f["/frames/x"][:]
-            self.X = f["/mesh/X"][:]
-            self.vb = f["/mesh/vertex_body"][:]
-            self.mass = f["/mesh/mass"][:]
+        super().__init__(path)
+        self.t = self.steps["time"]
+        self.newton = self.steps["newton_iters"]
+        self.wall = self.steps["wall_s"]
+        self.inter = self.steps["intersections"]
+        self.adh = self.probes["adhesion"].ravel()
+        self.bar = self.probes["barrier"].ravel()
+        self.adh_t = self.probes["adhesion_tangential"]
+        self.mean_gap = (self.probes["upper_bottom"] - self.probes["lower_top"]).ravel()
+        self.tf = self.frames["time"]
+        self.xf = self.frames["x"]
+        self.X = self.mesh["X"]
+        self.vb = self.mesh["vertex_body"]
+        self.mass = self.mesh["mass"]
         X, vb = self.X, self.vb
         top = np.nonzero((vb == 1) & (X[:, 1] > X[vb == 1, 1].max() - 1e-9))[0]  # lower plate, top face
         bot = np.nonzero((vb == 0) & (X[:, 1] < X[vb == 0, 1].min() + 1e-9))[0]  # upper plate, bottom face
@@ -141,34 +139,28 @@ class Case:
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--restart-args":
-        restart_args(sys.argv[2], float(sys.argv[3]))
+    ap = cli.parser(__doc__, "plots/out/pull_peel", quick=True)
+    ap.add_argument("--restart-args", nargs=2, metavar=("RAMP.h5", "BACK"),
+                    help="print the --set arguments of the fine pass started BACK s before the ramp's last bonded step")
+    args = ap.parse_args()
+    if args.restart_args:
+        restart_args(args.restart_args[0], float(args.restart_args[1]))
         return 0
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    quick = "--quick" in sys.argv
-    no_plot = "--no-plot" in sys.argv
-    out = args[0] if args else "plots/out/pull_peel"
-    sfx = "_quick" if quick else ""
+    out = args.outdir
+    sfx = "_quick" if args.quick else ""
     pull, peel = Case(out, "pull", sfx), Case(out, "peel", sfx)
 
     sc = pull.R.scene
     con = sc["contact"]
-    dhat = con["dhat"]
-    dp = dhat if con.get("dhat_p", "auto") == "auto" else con["dhat_p"]
-    da = 2 * dhat if con.get("dhat_a", "auto") == "auto" else con["dhat_a"]
+    dhat, dp, da = auto.adhesion_distances(con)
     eps_c = con["eps_c"]
     Y = min(b["material"]["E"] for b in sc["bodies"])
     size = sc["bodies"][1]["mesh"]["size"]
     assert sc["bodies"][0]["mesh"]["size"] == size, "the plates must have the same size"
     A = size[0] * size[2]
     F_th = Y * eps_c * A
-    ok = True
-
-    def claim(cond, text):
-        nonlocal ok
-        print(("ok    " if cond else "FAIL  ") + text)
-        ok &= bool(cond)
-
+    claims = Claims()
+    
     print(f"plates {size[0]:g} x {size[1]:g} x {size[2]:g} m, cells {sc['bodies'][1]['mesh']['cells']}, "
           f"{len(pull.R.X)} vertices, {len(pull.R.pairs)} interface pairs ({int(pull.R.rim.sum())} on the rim); "
           f"E = {Y:g} Pa, eps_c = {eps_c:g}, mu_a = {con.get('mu_a', 0):g}; d̂ = d̂_p = {dp:g} m, d̂_a = {da:g} m")
@@ -181,16 +173,16 @@ def main():
     # ---- both runs: intersection-free, quasi-static before the peak ----
     for c in (pull, peel):
         n_int = int(max(c.R.inter.max(), c.F.inter.max()))
-        claim(n_int == 0 and c.R.inter.min() == 0 and c.F.inter.min() == 0,
-              f"{c.name}: /steps/intersections is 0 in every step ({len(c.R.t)} ramp + {len(c.F.t)} fine steps)")
+        claims.check(n_int == 0 and c.R.inter.min() == 0 and c.F.inter.min() == 0,
+                     f"{c.name}: /steps/intersections is 0 in every step ({len(c.R.t)} ramp + {len(c.F.t)} fine steps)")
         # equilibrium after the initial transient: net interface force = applied load
         m = (c.R.t >= 0.1) & (c.R.t <= c.t0 + 1e-9)
         err = np.abs(c.R.adh[m] + c.R.bar[m] + np.array([c.R.load(t) for t in c.R.t[m]]))
-        claim(err.max() < 0.005 * F_th, f"{c.name}: quasi-static ramp: |adhesion + barrier − applied load| ≤ "
-              f"{err.max():.3g} N (< 0.5 % of Y·eps_c·A) for 0.1 s ≤ t ≤ t0")
-        claim(0 < c.kp < len(c.F.t) - 1 and c.peak >= c.R.adh[c.R.t <= c.t0 + 1e-9].max(),
-              f"{c.name}: the peak lies inside the fine pass (t = {c.t_peak:.4f} s; the ramp's own largest value "
-              f"{c.R.adh.max():.2f} N, fine {c.peak:.2f} N)")
+        claims.check(err.max() < 0.005 * F_th, f"{c.name}: quasi-static ramp: |adhesion + barrier − applied load| ≤ "
+                     f"{err.max():.3g} N (< 0.5 % of Y·eps_c·A) for 0.1 s ≤ t ≤ t0")
+        claims.check(0 < c.kp < len(c.F.t) - 1 and c.peak >= c.R.adh[c.R.t <= c.t0 + 1e-9].max(),
+                     f"{c.name}: the peak lies inside the fine pass (t = {c.t_peak:.4f} s; the ramp's own largest value "
+                     f"{c.R.adh.max():.2f} N, fine {c.peak:.2f} N)")
 
     # ---- pull: peak value and the gap at the peak ----
     print()
@@ -207,20 +199,20 @@ def main():
     print(f"  load step {abs(pull.F.load(pull.F.t[1]) - pull.F.load(pull.F.t[0])):.4g} N "
           f"({abs(pull.F.load(pull.F.t[1]) - pull.F.load(pull.F.t[0])) / F_th * 100:.3f} % of Y·eps_c·A); "
           f"interior gap increment in the peak step {step_gap / dp:.5f} d̂_p")
-    claim(abs(pull.peak / F_th - 1) <= 0.05,
-          f"pull: peak total adhesion {pull.peak:.2f} N = Y·eps_c·A within 5 % ({(pull.peak / F_th - 1) * 100:+.2f} %)")
-    claim(abs(gi.mean() / dp - 1) <= 0.01 and gi.min() <= dp <= gi.max(),
-          f"pull: the peak is where the gap reaches d̂_p: interior mean gap {gi.mean() / dp:.4f} d̂_p (within 1 %), "
-          f"d̂_p inside the interior pairs' range [{gi.min() / dp:.4f}, {gi.max() / dp:.4f}] d̂_p")
+    claims.check(abs(pull.peak / F_th - 1) <= 0.05,
+                 f"pull: peak total adhesion {pull.peak:.2f} N = Y·eps_c·A within 5 % ({(pull.peak / F_th - 1) * 100:+.2f} %)")
+    claims.check(abs(gi.mean() / dp - 1) <= 0.01 and gi.min() <= dp <= gi.max(),
+                 f"pull: the peak is where the gap reaches d̂_p: interior mean gap {gi.mean() / dp:.4f} d̂_p (within 1 %), "
+                 f"d̂_p inside the interior pairs' range [{gi.min() / dp:.4f}, {gi.max() / dp:.4f}] d̂_p")
 
     # ---- debonding ----
     tdp = pull.debond_times(da)
     tde = peel.debond_times(da)
     for c, td in ((pull, tdp), (peel, tde)):
         gl = c.F.gaps(len(c.F.tf) - 1)
-        claim(np.all(c.F.adh[-3:] == 0) and gl.min() > da and np.all(np.isfinite(td)),
-              f"{c.name}: full debonding after the peak: adhesion force 0 in the last steps (from {c.peak:.1f} N), "
-              f"every pair beyond d̂_a (min gap {gl.min() * 1e3:.1f} mm at t = {c.t[-1]:.3f} s)")
+        claims.check(np.all(c.F.adh[-3:] == 0) and gl.min() > da and np.all(np.isfinite(td)),
+                     f"{c.name}: full debonding after the peak: adhesion force 0 in the last steps (from {c.peak:.1f} N), "
+                     f"every pair beyond d̂_a (min gap {gl.min() * 1e3:.1f} mm at t = {c.t[-1]:.3f} s)")
     cols = pull.F.cols
     iend = [0, len(cols) - 1]
     icen = int(np.argmin(np.abs(cols)))
@@ -239,29 +231,25 @@ def main():
     ratio = peel.peak / pull.peak
     print(f"peel peak: {peel.peak:.2f} N at t = {peel.t_peak:.4f} s (applied load {-peel.F.load(peel.F.t[peel.kp]):.2f} N); "
           f"peel / pull = {ratio:.3f}")
-    claim(peel.peak < pull.peak, f"peel: lower adhesion peak than the pull ({peel.peak:.2f} N < {pull.peak:.2f} N, "
-          f"ratio {ratio:.3f})")
+    claims.check(peel.peak < pull.peak, f"peel: lower adhesion peak than the pull ({peel.peak:.2f} N < {pull.peak:.2f} N, "
+                 f"ratio {ratio:.3f})")
     prog = all(tde[e] < tde[q] < tde[icen] for e, q in zip(iend, iq))
-    claim(prog and spread_peel > 0,
-          f"peel: debonding progresses from the ends: on each side the end column passes d̂_a before the quarter "
-          f"point, which passes before the centre (ends {1e3 * (tde[0] - peel.t_peak):.2f} / "
-          f"{1e3 * (tde[-1] - peel.t_peak):.2f} ms, quarters {1e3 * (tde[iq[0]] - peel.t_peak):.2f} / "
-          f"{1e3 * (tde[iq[1]] - peel.t_peak):.2f} ms, centre {1e3 * (tde[icen] - peel.t_peak):.2f} ms after the peak)")
+    claims.check(prog and spread_peel > 0,
+                 f"peel: debonding progresses from the ends: on each side the end column passes d̂_a before the quarter "
+                 f"point, which passes before the centre (ends {1e3 * (tde[0] - peel.t_peak):.2f} / "
+                 f"{1e3 * (tde[-1] - peel.t_peak):.2f} ms, quarters {1e3 * (tde[iq[0]] - peel.t_peak):.2f} / "
+                 f"{1e3 * (tde[iq[1]] - peel.t_peak):.2f} ms, centre {1e3 * (tde[icen] - peel.t_peak):.2f} ms after the peak)")
     ta = max(np.abs(c.F.adh_t).max() for c in (pull, peel))
     print(f"largest tangential adhesion force in the fine passes: {ta:.3g} N")
 
-    if not no_plot:
+    if not args.no_plot:
         plot(out, pull, peel, F_th, dp, da, tdp, tde)
-    return 0 if ok else 1
+    return claims.summary()
 
 
 def plot(out, pull, peel, F_th, dp, da, tdp, tde):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib missing: no plot")
+    plt = figures.pyplot()
+    if not plt:
         return
     fig, axs = plt.subplots(2, 2, figsize=(12, 8.5))
     col = {"pull": "C0", "peel": "C3"}
@@ -320,10 +308,7 @@ def plot(out, pull, peel, F_th, dp, da, tdp, tde):
     ax.legend(fontsize=7, ncol=3, loc="upper center")
     ax.grid(alpha=0.3, which="both")
     fig.suptitle("pull_peel (paper 000 Fig. 15): adhesive plates under a uniform (pull) and a linear-in-|x| (peel) load")
-    fig.tight_layout()
-    path = os.path.join(out, "pull_peel.png")
-    fig.savefig(path, dpi=120)
-    print("wrote", path)
+    figures.save(fig, out, "pull_peel.png")
 
 
 if __name__ == "__main__":

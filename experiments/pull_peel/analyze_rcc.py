@@ -10,19 +10,18 @@ The total adhesion force of rcc_ipc is the y component of adhesion_normal + adhe
 the rim pairs whose anchor lies on a side face of the other plate (README, "RCC observations" 1)
 hold the plates together through their C_T term.
 
-Usage: analyze_rcc.py OUTDIR [--quick] [--no-plot]   checks the RCC claims of README.md (exit 1 if
-                                                     one fails), prints both models' numbers side
-                                                     by side, writes OUTDIR/pull_peel_rcc.png"""
+Checks the RCC claims of README.md (exit 1 if one fails), prints both models' numbers side by
+side, writes OUTDIR/pull_peel_rcc.png."""
 import os
 import sys
 
-import h5py
 import numpy as np
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from analysis_common import vertex_areas  # noqa: E402
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params as auto  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+from contactlab.physics import vertex_areas  # noqa: E402
 from analyze import Case, Run  # noqa: E402
 
 
@@ -38,12 +37,10 @@ class RccRun(Run):
     def __init__(self, path, name):
         super().__init__(path)
         self.name = name
-        with h5py.File(path, "r") as f:
-            self.tris = f["/mesh/surface_faces"][:]
-            m = f["/model/rcc_ipc"]
-            self.clamped = m["beta_clamped"][:]
-            self.clamped0 = m["beta_clamped_0"][:]
-            self.bonded = m["rcc_bonded"][:]
+        self.tris = self.mesh["surface_faces"]
+        self.clamped = self.model["beta_clamped"]
+        self.clamped0 = self.model["beta_clamped_0"]
+        self.bonded = self.model["rcc_bonded"]
         self.adh_ty = self.adh_t[:, 1]
         self.tot = self.adh + self.adh_ty
         self.kp = int(np.argmax(self.tot))
@@ -61,11 +58,9 @@ class RccRun(Run):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    quick = "--quick" in sys.argv
-    no_plot = "--no-plot" in sys.argv
-    out = args[0] if args else "plots/out/pull_peel"
-    sfx = "_quick" if quick else ""
+    args = cli.parser(__doc__, "plots/out/pull_peel", quick=True).parse_args()
+    out = args.outdir
+    sfx = "_quick" if args.quick else ""
     pull, peel = RccRun(os.path.join(out, f"pull_rcc{sfx}.h5"), "pull"), RccRun(os.path.join(out, f"peel_rcc{sfx}.h5"), "peel")
     ipull, ipeel = Case(out, "pull", sfx), Case(out, "peel", sfx)
 
@@ -73,7 +68,7 @@ def main():
     cn, ct, W, eta = con["c_n"], con["c_t"], con["w"], con["eta"]
     h = pull.scene["time"]["dt"]
     dstar = np.sqrt(W / cn)
-    dd = 2 * dstar if con.get("debond_dist", "auto") == "auto" else con["debond_dist"]
+    dd = auto.debond_dist(con)
     size = pull.scene["bodies"][1]["mesh"]["size"]
     A = size[0] * size[2]
     A_eff = face_area_eff(pull)
@@ -82,14 +77,9 @@ def main():
     icon = ipull.R.scene["contact"]
     Y = min(b["material"]["E"] for b in ipull.R.scene["bodies"])
     ye = Y * icon["eps_c"]
-    dp = icon["dhat"] if icon.get("dhat_p", "auto") == "auto" else icon["dhat_p"]
-    ok = True
-
-    def claim(cond, text):
-        nonlocal ok
-        print(("ok    " if cond else "FAIL  ") + text)
-        ok &= bool(cond)
-
+    dp = auto.adhesion_distances(icon)[1]
+    claims = Claims()
+    
     print(f"rcc_ipc: C_N = {cn:g} N/m³, C_T = {ct:g} N/m³, W = {W:g} J/m², η = {eta:g} J·s/m², r = {con.get('r', 0):g}, "
           f"β0 = {con.get('beta0', 1):g}; h = {h:g} s, h·W/η = {h * W / eta:.3g}")
     print(f"  √(C_N W) = {T:g} Pa (ipc_adhesion Y·ε_c = {ye:g} Pa) at d* = √(W/C_N) = {dstar * 1e3:g} mm "
@@ -104,34 +94,34 @@ def main():
 
     # ---- claims ----
     for r in (pull, peel):
-        claim(r.inter.max() == 0 and r.inter.min() == 0,
-              f"rcc {r.name}: /steps/intersections is 0 in every step ({len(r.t)} steps)")
+        claims.check(r.inter.max() == 0 and r.inter.min() == 0,
+                     f"rcc {r.name}: /steps/intersections is 0 in every step ({len(r.t)} steps)")
     g = pull.gaps(pull.kp + 1)  # frame kp+1 = end of step kp
     gi = g[~pull.rim]
-    claim(abs(pull.peak / F_th - 1) <= 0.05,
-          f"rcc pull: peak total adhesion {pull.peak:.2f} N = √(C_N W)·A_eff = {F_th:.2f} N within 5 % "
-          f"({(pull.peak / F_th - 1) * 100:+.2f} %; {pull.peak / (T * A):.4f} × √(C_N W)·A) at t = {pull.t_peak:.3f} s")
-    claim(abs(gi.mean() / dstar - 1) <= 0.05,
-          f"rcc pull: interior mean gap at the peak {gi.mean() / dstar:.4f} d* (within 5 %; min {gi.min() / dstar:.4f}, "
-          f"max {gi.max() / dstar:.4f}; rim pairs {g[pull.rim].mean() / dstar:.4f} d*)")
+    claims.check(abs(pull.peak / F_th - 1) <= 0.05,
+                 f"rcc pull: peak total adhesion {pull.peak:.2f} N = √(C_N W)·A_eff = {F_th:.2f} N within 5 % "
+                 f"({(pull.peak / F_th - 1) * 100:+.2f} %; {pull.peak / (T * A):.4f} × √(C_N W)·A) at t = {pull.t_peak:.3f} s")
+    claims.check(abs(gi.mean() / dstar - 1) <= 0.05,
+                 f"rcc pull: interior mean gap at the peak {gi.mean() / dstar:.4f} d* (within 5 %; min {gi.min() / dstar:.4f}, "
+                 f"max {gi.max() / dstar:.4f}; rim pairs {g[pull.rim].mean() / dstar:.4f} d*)")
     for r in (pull, peel):
         gl = r.gaps(len(r.tf) - 1)
-        claim(np.all(r.adh[-3:] == 0) and np.all(r.adh_t[-3:] == 0) and r.bonded[-1] == 0 and gl.min() > dd,
-              f"rcc {r.name}: the adhesion force drops to 0 (normal and tangential exactly 0 in the last 3 steps, "
-              f"no bonded pair, min gap {gl.min() * 1e3:.1f} mm > debond_dist at t = {r.t[-1]:.3f} s)")
+        claims.check(np.all(r.adh[-3:] == 0) and np.all(r.adh_t[-3:] == 0) and r.bonded[-1] == 0 and gl.min() > dd,
+                     f"rcc {r.name}: the adhesion force drops to 0 (normal and tangential exactly 0 in the last 3 steps, "
+                     f"no bonded pair, min gap {gl.min() * 1e3:.1f} mm > debond_dist at t = {r.t[-1]:.3f} s)")
     ratio = peel.peak / pull.peak
-    claim(peel.peak < pull.peak, f"rcc peel: lower adhesion peak than the rcc pull ({peel.peak:.2f} N < "
-          f"{pull.peak:.2f} N, ratio {ratio:.3f})")
+    claims.check(peel.peak < pull.peak, f"rcc peel: lower adhesion peak than the rcc pull ({peel.peak:.2f} N < "
+                 f"{pull.peak:.2f} N, ratio {ratio:.3f})")
     tdp, tde = pull.debond_times(dd), peel.debond_times(dd)
     cols = pull.cols
     iend = [0, len(cols) - 1]
     icen = int(np.argmin(np.abs(cols)))
     iq = [int(np.argmin(np.abs(cols + 0.25 * size[0]))), int(np.argmin(np.abs(cols - 0.25 * size[0])))]
     prog = all(tde[e] < tde[q] < tde[icen] for e, q in zip(iend, iq))
-    claim(prog, f"rcc peel: debonding progresses from the ends: on each side the end column passes debond_dist "
-          f"before the quarter point, which passes before the centre (ends {1e3 * (tde[0] - peel.t_peak):.1f} / "
-          f"{1e3 * (tde[-1] - peel.t_peak):.1f} ms, quarters {1e3 * (tde[iq[0]] - peel.t_peak):.1f} / "
-          f"{1e3 * (tde[iq[1]] - peel.t_peak):.1f} ms, centre {1e3 * (tde[icen] - peel.t_peak):.1f} ms after the peak)")
+    claims.check(prog, f"rcc peel: debonding progresses from the ends: on each side the end column passes debond_dist "
+                 f"before the quarter point, which passes before the centre (ends {1e3 * (tde[0] - peel.t_peak):.1f} / "
+                 f"{1e3 * (tde[-1] - peel.t_peak):.1f} ms, quarters {1e3 * (tde[iq[0]] - peel.t_peak):.1f} / "
+                 f"{1e3 * (tde[iq[1]] - peel.t_peak):.1f} ms, centre {1e3 * (tde[icen] - peel.t_peak):.1f} ms after the peak)")
 
     # ---- both models side by side ----
     itdp, itde = ipull.debond_times(2 * dp), ipeel.debond_times(2 * dp)
@@ -167,18 +157,14 @@ def main():
                        ("rcc pull", tdp, pull.t_peak), ("rcc peel", tde, peel.t_peak)):
         print(f"  {nm:12s}  " + " ".join(f"{1e3 * (v - tp):6.1f}" for v in td))
 
-    if not no_plot:
+    if not args.no_plot:
         plot(out, ipull, ipeel, pull, peel, F_th, ye * A, dp, dstar, dd, cn, W, A_eff, itde, tde)
-    return 0 if ok else 1
+    return claims.summary()
 
 
 def plot(out, ipull, ipeel, pull, peel, F_th, F_ipc, dp, dstar, dd, cn, W, A_eff, itde, tde):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib missing: no plot")
+    plt = figures.pyplot()
+    if not plt:
         return
     fig, axs = plt.subplots(2, 2, figsize=(12.5, 9))
     col = {"pull": "C0", "peel": "C3"}
@@ -242,10 +228,7 @@ def plot(out, ipull, ipeel, pull, peel, F_th, F_ipc, dp, dstar, dd, cn, W, A_eff
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     fig.suptitle("pull_peel: ipc_adhesion (solid) vs rcc_ipc (dashed), matched C_N = Y·ε_c/d̂_p, W = Y·ε_c·d̂_p, C_T = C_N")
-    fig.tight_layout()
-    path = os.path.join(out, "pull_peel_rcc.png")
-    fig.savefig(path, dpi=120)
-    print("wrote", path)
+    figures.save(fig, out, "pull_peel_rcc.png")
 
 
 if __name__ == "__main__":

@@ -9,30 +9,21 @@ compressed gap) and shear_open_eta*.h5 (shear at a fixed open gap); computes the
 run); compares with the rate-independent limit η -> 0 of eq. 8 (README.md), with eq. 7–9 replayed
 per vertex along the logged positions (the model's own discrete law) and with eq. 8 integrated
 exactly in time along the mean path (the continuous law at the same η); writes OUTDIR/rcc_curves.png
-(unless --no-plot), prints a summary table, exits 1 if a claim of README.md fails.
-Usage: analyze.py OUTDIR [--no-plot]"""
-import glob
-import json
+(unless --no-plot), prints a summary table, exits 1 if a claim of README.md fails."""
 import math
 import os
 import sys
 
-import h5py
 import numpy as np
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from analysis_common import barrier_pressure as common_barrier, vertex_areas  # noqa: E402
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-out = args[0] if args else "plots/out/rcc_curves"
-plot = "--no-plot" not in sys.argv
-ok = True
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params as auto, physics, runs as runfiles  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
 
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
+args = cli.parser(__doc__, "plots/out/rcc_curves").parse_args()
+out = args.outdir
+claims = Claims()
 
 
 # ---------------------------------------------------------------- the law (paper 000 eq. 5–9)
@@ -42,14 +33,13 @@ def law(scene):
              dhat=c["dhat"], kappa=c["kappa"], h=scene["time"]["dt"])
     L["dstar"] = math.sqrt(L["w"] / L["cn"])  # d* = √(W/C_N): β starts to fall
     L["peak"] = math.sqrt(L["cn"] * L["w"])   # √(C_N W): the limit's peak traction
-    dd = c.get("debond_dist", "auto")
-    L["debond"] = 2 * L["dstar"] if dd == "auto" else dd
+    L["debond"] = auto.debond_dist(c)
     return L
 
 
 def barrier_pressure(d, L):
     """κ(−b′(d)) per unit area (the ipc model's barrier)."""
-    return common_barrier(d, L["dhat"], L["kappa"])
+    return physics.barrier_pressure(d, L["dhat"], L["kappa"])
 
 
 def beta_rate(L, beta, d, u2, p):
@@ -78,15 +68,15 @@ def limit_beta_path(a, W):
 
 # ---------------------------------------------------------------- reading a run
 def load(path):
-    with h5py.File(path, "r") as f:
-        r = dict(path=path, name=os.path.basename(path)[:-3], scene=json.loads(f.attrs["scene_json"]),
-                 X=f["/mesh/X"][:], faces=f["/mesh/surface_faces"][:], x=f["/frames/x"][:],
-                 tf=f["/frames/time"][:], t=f["/steps/time"][:], newton=f["/steps/newton_iters"][:],
-                 inter=f["/steps/intersections"][:], wall=f["/steps/wall_s"][:])
-        for k in ("adhesion_normal", "adhesion_tangential", "barrier"):
-            r[k] = f["/probes/" + k][:]
-        for k in ("beta_min", "beta_mean", "beta_max", "rcc_pairs", "rcc_bonded", "beta_clamped"):
-            r[k] = f["/model/rcc_ipc/" + k][:]
+    run = runfiles.load(path)
+    r = dict(path=path, name=run.name, scene=run.scene,
+             X=run.mesh["X"], faces=run.mesh["surface_faces"], x=run.frames["x"],
+             tf=run.frames["time"], t=run.steps["time"], newton=run.steps["newton_iters"],
+             inter=run.steps["intersections"], wall=run.steps["wall_s"])
+    for k in ("adhesion_normal", "adhesion_tangential", "barrier"):
+        r[k] = run.probes[k]
+    for k in ("beta_min", "beta_mean", "beta_max", "rcc_pairs", "rcc_bonded", "beta_clamped"):
+        r[k] = run.model[k]
     assert len(r["tf"]) == len(r["t"]) + 1 and np.allclose(r["tf"][1:], r["t"]), "frames must be logged every step"
     ob = r["scene"]["obstacles"][0]
     assert ob["type"] == "halfspace" and list(ob["point"]) == [0, 0, 0] and list(ob["normal"]) == [0, 1, 0]
@@ -95,7 +85,7 @@ def load(path):
     # 1/3 of the rest area of its surface triangles (core/mesh.c), so the rim vertices of the bottom
     # face also carry 1/3 of the side faces' triangles
     X = r["X"]
-    w = vertex_areas(X, r["faces"])
+    w = physics.vertex_areas(X, r["faces"])
     b = X[:, 1] < X[:, 1].min() + 1e-9
     r["b"], r["w"], r["A"] = b, w[b], w[b].sum()
     size = r["scene"]["bodies"][0]["mesh"]["size"]
@@ -173,13 +163,12 @@ def eta_of(r):
     return r["L"]["eta"]
 
 
-runs = {k: sorted([load(p) for p in glob.glob(os.path.join(out, k + "_eta*.h5"))], key=eta_of)
+runs = {k: sorted([load(p) for p in runfiles.paths(out, k + "_eta*.h5")], key=eta_of)
         for k in ("normal", "long", "note", "shear_rest", "shear_open")}
 allruns = [r for v in runs.values() for r in v]
 normal, long_, note, rest, opn = runs["normal"], runs["long"], runs["note"], runs["shear_rest"], runs["shear_open"]
 if not normal or not long_ or not rest or not opn:
-    print("missing runs in", out)
-    sys.exit(1)
+    sys.exit(f"missing runs in {out}")
 L = normal[0]["L"]
 r0 = normal[0]
 v = r0["scene"]["bodies"][0]["fixed"]["motion"][0]["velocity"][1]
@@ -191,27 +180,27 @@ print(f"plate: {int(r0['b'].sum())} bottom vertices, effective area Σw = {r0['A
 print(f"opening / shear rate v = {v:g} m/s ({v * L['h']:.1e} m per step = {v * L['h'] / L['dstar']:.4f} d*)")
 
 # ---------------------------------------------------------------- set-up checks
-claim(all(r["L"]["r"] == 0 for r in allruns), "r = 0 in every run (no rebonding: the replay below relies on it)")
-claim(all(r["rcc_bonded"][0] == r["b"].sum() == r["rcc_pairs"][0] for r in allruns),
-      f"every bottom vertex starts bonded (β = 1) and no other pair exists, in every run "
-      f"({int(r0['b'].sum())} and {int(rest[0]['b'].sum())} pairs)")
+claims.check(all(r["L"]["r"] == 0 for r in allruns), "r = 0 in every run (no rebonding: the replay below relies on it)")
+claims.check(all(r["rcc_bonded"][0] == r["b"].sum() == r["rcc_pairs"][0] for r in allruns),
+             f"every bottom vertex starts bonded (β = 1) and no other pair exists, in every run "
+             f"({int(r0['b'].sum())} and {int(rest[0]['b'].sum())} pairs)")
 emin = normal[0]["L"]["eta"]
 hw = L["h"] * L["w"] / emin
 tau_ratio = (emin / L["w"]) / (L["dstar"] / v)
-claim(hw <= 0.5 and tau_ratio <= 0.02,
-      f"smallest η = {emin:g}: h·W/η = {hw:.2f} ≤ 0.5 (explicit β update far from overshooting) and the relaxation "
-      f"time η/W = {emin / L['w']:.3g} s is {tau_ratio:.4f} of the loading time d*/v = {L['dstar'] / v:.3g} s")
-claim(all(r["inter"].max() == 0 for r in allruns), "no intersection in any step of any run")
-claim(all(r["beta_clamped"].max() == 0 for r in allruns if r not in note),
-      "the clamp of eq. 7 never acts (beta_clamped = 0 in every step of every run but the note)")
+claims.check(hw <= 0.5 and tau_ratio <= 0.02,
+             f"smallest η = {emin:g}: h·W/η = {hw:.2f} ≤ 0.5 (explicit β update far from overshooting) and the relaxation "
+             f"time η/W = {emin / L['w']:.3g} s is {tau_ratio:.4f} of the loading time d*/v = {L['dstar'] / v:.3g} s")
+claims.check(all(r["inter"].max() == 0 for r in allruns), "no intersection in any step of any run")
+claims.check(all(r["beta_clamped"].max() == 0 for r in allruns if r not in note),
+             "the clamp of eq. 7 never acts (beta_clamped = 0 in every step of every run but the note)")
 
 # ---------------------------------------------------------------- the model's discrete law, replayed
 rep = max(max(np.abs(r["Tn"] - r["Tn_rep"]).max(), np.abs(r["Tt"] - r["Tt_rep"]).max()) for r in allruns) / L["peak"]
-claim(rep < 1e-6, f"in every step of every run the normal and tangential tractions equal eq. 7–9 replayed per vertex "
-      f"along the logged positions (explicit β update before the step, pair dropped beyond debond_dist) "
-      f"within 1e-6 √(C_N W) (max {rep:.1e})")
+claims.check(rep < 1e-6, f"in every step of every run the normal and tangential tractions equal eq. 7–9 replayed per vertex "
+             f"along the logged positions (explicit β update before the step, pair dropped beyond debond_dist) "
+             f"within 1e-6 √(C_N W) (max {rep:.1e})")
 bm = max(np.nanmax(np.abs(r["beta_mean"] - r["beta_rep"])) for r in allruns)
-claim(bm < 1e-9, f"... and the logged beta_mean equals the replayed mean β (max difference {bm:.1e})")
+claims.check(bm < 1e-9, f"... and the logged beta_mean equals the replayed mean β (max difference {bm:.1e})")
 
 # ---------------------------------------------------------------- (a) normal opening
 print("\n(a) normal opening at v; traction = adhesion_normal / Σw vs the area-weighted mean gap")
@@ -219,8 +208,8 @@ rise_err = 0.0
 for r in normal + long_ + note:
     m = np.all(r["d_v"][:-1] < L["dstar"], axis=1) & (r["rcc_pairs"] > 0)  # every vertex's gap at x^n below d*
     rise_err = max(rise_err, (np.abs(r["Tn"][m] - L["cn"] * r["gap"][m]) / (L["cn"] * r["gap"][m])).max())
-claim(rise_err < 1e-9, f"rising branch, all η: traction = C_N·gap (β = 1) while every gap is below d* "
-      f"(max relative deviation {rise_err:.1e})")
+claims.check(rise_err < 1e-9, f"rising branch, all η: traction = C_N·gap (β = 1) while every gap is below d* "
+             f"(max relative deviation {rise_err:.1e})")
 rows = []
 for r in normal + long_ + note:
     T, g = r["Tn"], r["gap"]
@@ -249,39 +238,39 @@ for q in rows:
           f"(gap {q['g0'] * 1e3:.4f}..{q['glast'] * 1e3:.3f} mm)   {q['stored'] / L['w']:.4f}  ({(q['work'] - q['stored']) / L['w']:.4f})"
           f"                                       {q['dev'] * 100:.2f} % of √(C_N W)")
 q0 = rows[0]
-claim(abs(q0["Tp"] / L["peak"] - 1) < 0.03,
-      f"smallest η = {q0['eta']:g}: peak traction {q0['Tp']:.4f} Pa = √(C_N W) = {L['peak']:.4f} Pa within 3 % "
-      f"({100 * (q0['Tp'] / L['peak'] - 1):+.2f} %)")
-claim(abs(q0["gp"] / L["dstar"] - 1) < 0.03,
-      f"smallest η: gap at the peak {q0['gp'] * 1e3:.5f} mm = d* = {L['dstar'] * 1e3:.5f} mm within 3 % "
-      f"({100 * (q0['gp'] / L['dstar'] - 1):+.2f} %)")
-claim(q0["dev"] < 0.03, f"smallest η: past the peak (gap > 1.05 d*, until the drop) the traction follows W²/(C_N d³) "
-      f"within 3 % of √(C_N W) (max {100 * q0['dev']:.2f} %)")
-claim(abs(q0["work"] / q0["lim_work"] - 1) < 0.03,
-      f"smallest η: ∫ traction d(gap) over the run = {q0['work'] / L['w']:.4f} W, the limit over the same gaps "
-      f"{q0['lim_work'] / L['w']:.4f} W (= 7W/8 − C_N g0²/2: the pairs go at 2 d*) within 3 % "
-      f"({100 * (q0['work'] / q0['lim_work'] - 1):+.2f} %)")
-claim(all(q["after"] == 0.0 and q["gone"] < len(q["r"]["t"]) for q in rows),
-      "once the pairs are dropped (separation > debond_dist) the adhesion force is exactly 0 and no pair is left")
+claims.check(abs(q0["Tp"] / L["peak"] - 1) < 0.03,
+             f"smallest η = {q0['eta']:g}: peak traction {q0['Tp']:.4f} Pa = √(C_N W) = {L['peak']:.4f} Pa within 3 % "
+             f"({100 * (q0['Tp'] / L['peak'] - 1):+.2f} %)")
+claims.check(abs(q0["gp"] / L["dstar"] - 1) < 0.03,
+             f"smallest η: gap at the peak {q0['gp'] * 1e3:.5f} mm = d* = {L['dstar'] * 1e3:.5f} mm within 3 % "
+             f"({100 * (q0['gp'] / L['dstar'] - 1):+.2f} %)")
+claims.check(q0["dev"] < 0.03, f"smallest η: past the peak (gap > 1.05 d*, until the drop) the traction follows W²/(C_N d³) "
+             f"within 3 % of √(C_N W) (max {100 * q0['dev']:.2f} %)")
+claims.check(abs(q0["work"] / q0["lim_work"] - 1) < 0.03,
+             f"smallest η: ∫ traction d(gap) over the run = {q0['work'] / L['w']:.4f} W, the limit over the same gaps "
+             f"{q0['lim_work'] / L['w']:.4f} W (= 7W/8 − C_N g0²/2: the pairs go at 2 d*) within 3 % "
+             f"({100 * (q0['work'] / q0['lim_work'] - 1):+.2f} %)")
+claims.check(all(q["after"] == 0.0 and q["gone"] < len(q["r"]["t"]) for q in rows),
+             "once the pairs are dropped (separation > debond_dist) the adhesion force is exactly 0 and no pair is left")
 pk = [q["Tp"] for q in rows if q["r"] in normal]
 gk = [q["gp"] for q in rows if q["r"] in normal]
 wk = [q["work"] for q in rows if q["r"] in normal]
-claim(len(normal) >= 2 and all(np.diff(pk) > 0) and all(np.diff(gk) > 0),
-      f"the peak lags with η: peak traction and gap at the peak grow strictly with η over the {len(normal)} values "
-      f"(largest η = {rows[len(normal) - 1]['eta']:g}: peak {pk[-1] / L['peak']:.3f} √(C_N W) at {gk[-1] / L['dstar']:.3f} d*)")
-claim(all(np.diff(wk) > 0), "the work ∫ traction d(gap) up to the drop grows with η (β lags above W/(C_N d²): more "
-      "is dissipated on the way and more is still stored when the pairs are dropped)")
+claims.check(len(normal) >= 2 and all(np.diff(pk) > 0) and all(np.diff(gk) > 0),
+             f"the peak lags with η: peak traction and gap at the peak grow strictly with η over the {len(normal)} values "
+             f"(largest η = {rows[len(normal) - 1]['eta']:g}: peak {pk[-1] / L['peak']:.3f} √(C_N W) at {gk[-1] / L['dstar']:.3f} d*)")
+claims.check(all(np.diff(wk) > 0), "the work ∫ traction d(gap) up to the drop grows with η (β lags above W/(C_N d²): more "
+             "is dissipated on the way and more is still stored when the pairs are dropped)")
 cont = max(max(abs(q["Tp"] / q["Tc"] - 1), abs(q["gp"] / q["gc"] - 1)) for q in rows if q["r"] in normal)
-claim(cont < 0.01, f"for every η the simulated peak and its gap match eq. 8 integrated exactly in time along the same "
-      f"path within 1 % (max {100 * cont:.2f} %: the explicit update with h = {L['h']:g} s is not what makes the "
-      f"larger η lag)")
+claims.check(cont < 0.01, f"for every η the simulated peak and its gap match eq. 8 integrated exactly in time along the same "
+             f"path within 1 % (max {100 * cont:.2f} %: the explicit update with h = {L['h']:g} s is not what makes the "
+             f"larger η lag)")
 ql = long_[0]["row"]
 tail = L["w"] ** 2 / (2 * L["cn"] * ql["glast"] ** 2)  # ∫ beyond the drop gap D of W²/(C_N d³) = W²/(2 C_N D²)
-claim(abs(ql["work"] / ql["lim_work"] - 1) < 0.03 and abs((ql["work"] + tail + L["cn"] * ql["g0"] ** 2 / 2) / L["w"] - 1) < 0.03,
-      f"opened to {ql['glast'] * 1e3:.3f} mm (debond_dist 5 mm, η = {ql['eta']:g}): ∫ traction d(gap) = "
-      f"{ql['work'] / L['w']:.4f} W vs the limit {ql['lim_work'] / L['w']:.4f} W over the same gaps; plus the "
-      f"limit's tail beyond ({tail / L['w']:.4f} W) and below the start gap ({L['cn'] * ql['g0'] ** 2 / 2 / L['w']:.5f} W): "
-      f"{(ql['work'] + tail + L['cn'] * ql['g0'] ** 2 / 2) / L['w']:.4f} W = W within 3 %")
+claims.check(abs(ql["work"] / ql["lim_work"] - 1) < 0.03 and abs((ql["work"] + tail + L["cn"] * ql["g0"] ** 2 / 2) / L["w"] - 1) < 0.03,
+             f"opened to {ql['glast'] * 1e3:.3f} mm (debond_dist 5 mm, η = {ql['eta']:g}): ∫ traction d(gap) = "
+             f"{ql['work'] / L['w']:.4f} W vs the limit {ql['lim_work'] / L['w']:.4f} W over the same gaps; plus the "
+             f"limit's tail beyond ({tail / L['w']:.4f} W) and below the start gap ({L['cn'] * ql['g0'] ** 2 / 2 / L['w']:.5f} W): "
+             f"{(ql['work'] + tail + L['cn'] * ql['g0'] ** 2 / 2) / L['w']:.4f} W = W within 3 %")
 for q in rows:
     r = q["r"]
     print(f"  {r['name']}: pairs dropped in steps {q['drop_step'] + 1}..{q['gone'] + 1} from gap {q['glast'] * 1e3:.4f} mm "
@@ -342,22 +331,22 @@ for q in trows:
           f"{q['lim_t'] / L['w']:.4f}     {100 * q['dev']:.2f} %")
 for q in [trows[0], trows[len(rest)]]:
     r = q["r"]
-    claim(abs(q["Tp"] / q["Tstar"] - 1) < 0.03 and abs(q["up"] / q["ustar"] - 1) < 0.03,
-          f"{r['name']} ({q['kind']}, gap {q['g0'] * 1e3:.4f} mm): tangential peak {q['Tp']:.4f} Pa at u = {q['up'] * 1e3:.4f} mm "
-          f"= the limit √(C_T (W − a0)) = {q['Tstar']:.4f} Pa at u* = √((W − a0)/C_T) = {q['ustar'] * 1e3:.4f} mm "
-          f"(a0 = {'C_N d0²' if q['a0'] else '0'} = {q['a0'] / L['w']:.4f} W) within 3 %")
-    claim(q["dev"] < 0.03, f"{r['name']}: past the peak the tangential traction follows C_T β² u with β = W/(a0 + C_T u²) "
-          f"within 3 % of the peak (max {100 * q['dev']:.2f} %)")
-    claim(abs(q["work_t"] / q["lim_t"] - 1) < 0.03,
-          f"{r['name']}: ∫ Tt du = {q['work_t'] / L['w']:.4f} W = the limit over the same slips {q['lim_t'] / L['w']:.4f} W "
-          f"within 3 % ({100 * (q['work_t'] / q['lim_t'] - 1):+.2f} %)")
+    claims.check(abs(q["Tp"] / q["Tstar"] - 1) < 0.03 and abs(q["up"] / q["ustar"] - 1) < 0.03,
+                 f"{r['name']} ({q['kind']}, gap {q['g0'] * 1e3:.4f} mm): tangential peak {q['Tp']:.4f} Pa at u = {q['up'] * 1e3:.4f} mm "
+                 f"= the limit √(C_T (W − a0)) = {q['Tstar']:.4f} Pa at u* = √((W − a0)/C_T) = {q['ustar'] * 1e3:.4f} mm "
+                 f"(a0 = {'C_N d0²' if q['a0'] else '0'} = {q['a0'] / L['w']:.4f} W) within 3 %")
+    claims.check(q["dev"] < 0.03, f"{r['name']}: past the peak the tangential traction follows C_T β² u with β = W/(a0 + C_T u²) "
+                 f"within 3 % of the peak (max {100 * q['dev']:.2f} %)")
+    claims.check(abs(q["work_t"] / q["lim_t"] - 1) < 0.03,
+                 f"{r['name']}: ∫ Tt du = {q['work_t'] / L['w']:.4f} W = the limit over the same slips {q['lim_t'] / L['w']:.4f} W "
+                 f"within 3 % ({100 * (q['work_t'] / q['lim_t'] - 1):+.2f} %)")
 qo = trows[len(rest)]
-claim(qo["Tn_dev"] < 0.03, f"{qo['r']['name']}: the normal traction at the open gap falls with the same β, C_N β² d0 "
-      f"(from {L['cn'] * qo['g0']:.3f} Pa to {qo['Tn_end']:.3f} Pa at the drop; limit {qo['Tn_lim_end']:.3f} Pa; max deviation "
-      f"{100 * qo['Tn_dev']:.2f} % of the tangential peak)")
+claims.check(qo["Tn_dev"] < 0.03, f"{qo['r']['name']}: the normal traction at the open gap falls with the same β, C_N β² d0 "
+             f"(from {L['cn'] * qo['g0']:.3f} Pa to {qo['Tn_end']:.3f} Pa at the drop; limit {qo['Tn_lim_end']:.3f} Pa; max deviation "
+             f"{100 * qo['Tn_dev']:.2f} % of the tangential peak)")
 if len(opn) > 1:
     pt = [q["Tp"] for q in trows[len(rest):]]
-    claim(all(np.diff(pt) > 0), f"shear at the open gap: the tangential peak grows with η too ({', '.join(f'{x:.3f}' for x in pt)} Pa)")
+    claims.check(all(np.diff(pt) > 0), f"shear at the open gap: the tangential peak grows with η too ({', '.join(f'{x:.3f}' for x in pt)} Pa)")
 for q in trows:
     r = q["r"]
     print(f"  {r['name']}: pairs dropped from slip {q['ulast'] * 1e3:.4f} mm (separation √(d² + u²) > debond_dist); "
@@ -369,10 +358,8 @@ for q in trows:
           f"{len(r['t'])} steps, wall {r['wall'].sum():.1f} s; bonded at the end {int(r['rcc_bonded'][-1])}, pairs {int(r['rcc_pairs'][-1])}")
 print(f"\nwall time of all runs: {sum(r['wall'].sum() for r in allruns):.1f} s (steps only)")
 
-if plot:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+plt = None if args.no_plot else figures.pyplot()
+if plt:
     mm = 1e3
     cmap = plt.get_cmap("viridis")
     col = lambda k, n: cmap(0.85 * k / max(1, n - 1))
@@ -511,7 +498,5 @@ if plot:
     ax.grid(alpha=0.3, which="both")
     fig.suptitle(f"rcc_curves: rcc_ipc plate on a half-space, C_N = C_T = {L['cn']:g} N/m³, W = {L['w']:g} J/m², "
                  f"peak √(C_N W) = {L['peak']:g} Pa at d* = {L['dstar'] * mm:g} mm")
-    fig.tight_layout(rect=(0, 0, 1, 0.985))
-    fig.savefig(os.path.join(out, "rcc_curves.png"), dpi=110)
-    print("wrote", os.path.join(out, "rcc_curves.png"))
-sys.exit(0 if ok else 1)
+    figures.save(fig, out, "rcc_curves.png", dpi=110, rect=(0, 0, 1, 0.985))
+sys.exit(claims.summary())

@@ -5,51 +5,43 @@ d ≈ 1.5 mm and held, for a sweep of the dimensionless step S = h·C_N·d²/η 
 OUTDIR/eta/, OUTDIR/dt/ and OUTDIR/bond/ (scripts/sweep.py: summary.csv and run_<k>.h5), replays the β update per pair from the logged frames (eq. 7–9, evaluated here
 independently of the C code), compares with the logged β statistics, the closed forms and the ODE,
 prints the tables of README.md, writes OUTDIR/rcc_stability.png (unless --no-plot) and exits 1 if
-a claim of README.md fails.
-Usage: analyze.py OUTDIR [--no-plot]"""
+a claim of README.md fails."""
 import csv
-import json
 import os
 import sys
 
-import h5py
 import numpy as np
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from analysis_common import barrier_pressure as common_barrier, vertex_areas  # noqa: E402
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-out = args[0] if args else "plots/out/rcc_stability"
-plot = "--no-plot" not in sys.argv
-ok = True
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, physics, runs as runfiles  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+
+args = cli.parser(__doc__, "plots/out/rcc_stability").parse_args()
+out = args.outdir
 TOL = 1e-12  # round-off on β (values O(1), a few hundred flops per pair and step)
-
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
+claims = Claims()
 
 
 # ---------------------------------------------------------------- reading a run
 def load(path):
-    with h5py.File(path, "r") as f:
-        sc = json.loads(f.attrs["scene_json"])
-        r = dict(scene=sc, X=f["/mesh/X"][:], faces=f["/mesh/surface_faces"][:], x=f["/frames/x"][:],
-                 t=f["/steps/time"][:], inter=f["/steps/intersections"][:], newton=f["/steps/newton_iters"][:],
-                 wall=f["/steps/wall_s"][:], adh=f["/probes/adhesion_normal"][:, 1],
-                 bottom=f["/probes/bottom"][:, 1], reaction=f["/probes/reaction"][:, 1])
-        g = f["/model/rcc_ipc"]
-        for k in ("beta_mean", "beta_min", "beta_max", "beta_clamped", "rcc_pairs", "rcc_bonded"):
-            r[k] = g[k][:]
-        r["hist"] = np.stack([g[f"beta_hist_{i}"][:] for i in range(10)], axis=1)
+    run = runfiles.load(path)
+    sc = run.scene
+    r = dict(scene=sc, X=run.mesh["X"], faces=run.mesh["surface_faces"], x=run.frames["x"],
+             t=run.steps["time"], inter=run.steps["intersections"], newton=run.steps["newton_iters"],
+             wall=run.steps["wall_s"], adh=run.probes["adhesion_normal"][:, 1],
+             bottom=run.probes["bottom"][:, 1], reaction=run.probes["reaction"][:, 1])
+    g = run.model
+    for k in ("beta_mean", "beta_min", "beta_max", "beta_clamped", "rcc_pairs", "rcc_bonded"):
+        r[k] = g[k]
+    r["hist"] = np.stack([g[f"beta_hist_{i}"] for i in range(10)], axis=1)
     c = sc["contact"]
     r.update(h=sc["time"]["dt"], cn=c["c_n"], ct=c["c_t"], W=c["w"], eta=c["eta"], r=c["r"], p0=c["p0"],
              dhat=c["dhat"], kappa=c["kappa"], bond=c["bond_dist"], beta0=c.get("beta0", 1.0))
     # the contact quadrature (core/mesh.c): a surface vertex carries 1/3 of the rest area of its
     # surface triangles; the rim vertices of the bottom face also carry part of the side faces
     X = r["X"]
-    w = vertex_areas(X, r["faces"])
+    w = physics.vertex_areas(X, r["faces"])
     r["bidx"] = np.where(X[:, 1] < X[:, 1].min() + 1e-9)[0]
     r["w"] = w[r["bidx"]]
     r["A"] = r["w"].sum()
@@ -66,7 +58,7 @@ def load(path):
 
 def barrier_pressure(d, P):
     """κ(−b′(d)) per unit area (the ipc model's barrier)."""
-    return common_barrier(d, P["dhat"], P["kappa"])
+    return physics.barrier_pressure(d, P["dhat"], P["kappa"])
 
 
 def replay(P):
@@ -123,7 +115,7 @@ def load_sweep(sub):
         rows = list(csv.DictReader(f))
     runs = []
     for row in rows:
-        claim(row["exit"] == "0", f"{sub}/run_{int(row['run']):03d} exits 0 ({row.get('error') or 'no error'})")
+        claims.check(row["exit"] == "0", f"{sub}/run_{int(row['run']):03d} exits 0 ({row.get('error') or 'no error'})")
         if row["exit"] != "0":
             continue
         P = load(os.path.join(path, f"run_{int(row['run']):03d}.h5"))
@@ -139,8 +131,7 @@ runs_dt = load_sweep("dt")
 runs_bond = load_sweep("bond")
 runs = runs_eta + runs_dt
 if not runs:
-    print("no runs")
-    sys.exit(1)
+    sys.exit("no runs")
 P0 = runs_eta[0]
 W, cn = P0["W"], P0["cn"]
 
@@ -159,9 +150,9 @@ print(f"effective contact area A = Σ w_v = {P0['A']:.6f} m² ({P0['A'] / P0['A_
       f"{P0['A_nom']:.4f} m²)")
 print(f"per pair (S of the mean gap): overshoot for S > {a_mean / av.max():.6f} … {a_mean / av.min():.6f}, "
       f"clamp for S > {a_mean / (av.max() - W):.6f} … {a_mean / (av.min() - W):.6f}")
-claim(np.ptp(d1) < 1e-15, f"the gap after the lift is the same in every run (spread {np.ptp(d1):.1e} m: "
-      "the static step with β = 1 does not see η or h)")
-claim(all(P["inter"].sum() == 0 for P in runs + runs_bond), f"no intersection in any of the {len(runs + runs_bond)} runs")
+claims.check(np.ptp(d1) < 1e-15, f"the gap after the lift is the same in every run (spread {np.ptp(d1):.1e} m: "
+             "the static step with β = 1 does not see η or h)")
+claims.check(all(P["inter"].sum() == 0 for P in runs + runs_bond), f"no intersection in any of the {len(runs + runs_bond)} runs")
 
 # ---------------------------------------------------------------- replay vs the model's log
 d1_all = d1[0]
@@ -185,12 +176,12 @@ for P in runs + runs_bond:
     P["replay_err"] = e
     worst, worst_cnt = max(worst, e), max(worst_cnt, c)
 ferr = max(P["force_err"] for P in runs + runs_bond)
-claim(ferr < 1e-12, f"the logged adhesion_normal force is Σ_v w_v C_N β_v² d_v of the replayed β in every step "
-      f"(largest difference {ferr:.1e} of C_N d A)")
-claim(worst < TOL and worst_cnt == 0,
-      f"the per-pair replay of eq. 7–9 from the logged gaps reproduces beta_mean/min/max in every step of "
-      f"every run ({len(runs + runs_bond)}) within {worst:.1e} (claim {TOL:g}), and rcc_pairs, beta_clamped and the histogram exactly "
-      f"(max count difference {worst_cnt:g})")
+claims.check(ferr < 1e-12, f"the logged adhesion_normal force is Σ_v w_v C_N β_v² d_v of the replayed β in every step "
+             f"(largest difference {ferr:.1e} of C_N d A)")
+claims.check(worst < TOL and worst_cnt == 0,
+             f"the per-pair replay of eq. 7–9 from the logged gaps reproduces beta_mean/min/max in every step of "
+             f"every run ({len(runs + runs_bond)}) within {worst:.1e} (claim {TOL:g}), and rcc_pairs, beta_clamped and the histogram exactly "
+             f"(max count difference {worst_cnt:g})")
 
 # ---------------------------------------------------------------- the table
 print(f"\n{'run':<13} {'S':>8} {'h (s)':>6} {'eta':>10} {'beta_1 (mean)':>13} {'raw beta_1':>11} "
@@ -224,45 +215,45 @@ S_all = np.array([P["S"] for P in srt])
 cl = np.array([P["clamped_pairs"] > 0 for P in srt])
 ov = np.array([P["overshoot"] > TOL for P in srt])
 k = int(np.argmax(cl)) if cl.any() else len(srt)
-claim(cl.any() and not cl[:k].any() and cl[k:].all() and k > 0,
-      "the clamp acts in every run from one S on and in none below (η sweep)")
+claims.check(cl.any() and not cl[:k].any() and cl[k:].all() and k > 0,
+             "the clamp acts in every run from one S on and in none below (η sweep)")
 if 0 < k < len(srt):
     lo, hi = S_all[k - 1], S_all[k]
     print(f"      largest S without clamping: {lo:.5f}; smallest with: {hi:.5f} "
           f"({srt[k]['clamped_pairs']:.0f} of {len(b)} pairs); derivation a/(a−W) = {S_clamp:.5f} "
           f"(first pair: {a_mean / (av.max() - W):.5f}, last: {a_mean / (av.min() - W):.5f})")
-    claim(lo < S_clamp < hi and lo < a_mean / (av.max() - W) < hi,
-          f"the clamp first acts between the sampled S = {lo:.4f} and {hi:.4f}, which bracket a/(a−W) = "
-          f"{S_clamp:.4f} (and the first pair's threshold {a_mean / (av.max() - W):.4f})")
+    claims.check(lo < S_clamp < hi and lo < a_mean / (av.max() - W) < hi,
+                 f"the clamp first acts between the sampled S = {lo:.4f} and {hi:.4f}, which bracket a/(a−W) = "
+                 f"{S_clamp:.4f} (and the first pair's threshold {a_mean / (av.max() - W):.4f})")
     full = [P for P in srt if P["S"] > a_mean / (av.min() - W)]
-    claim(all(P["clamped_pairs"] == len(b) for P in full),
-          f"beyond the last pair's threshold ({a_mean / (av.min() - W):.4f}) every pair is clamped in the first "
-          f"update ({len(full)} runs)")
+    claims.check(all(P["clamped_pairs"] == len(b) for P in full),
+                 f"beyond the last pair's threshold ({a_mean / (av.min() - W):.4f}) every pair is clamped in the first "
+                 f"update ({len(full)} runs)")
 # the per-pair prediction: pair v is clamped iff h(a_v − W)/η > 1, at the first update of the hold
 pred_ok = all(P["clamped_pairs"] == np.sum(P["h"] * (av - W) / P["eta"] > 1)
               and P["beta_clamped"][1] == P["clamped_pairs"] for P in runs)
-claim(pred_ok, "in every run the clamp acts only in the first update of the hold, on exactly the pairs with "
-      "h(C_N d_v² − W)/η > 1")
+claims.check(pred_ok, "in every run the clamp acts only in the first update of the hold, on exactly the pairs with "
+             "h(C_N d_v² − W)/η > 1")
 ko = int(np.argmax(ov)) if ov.any() else len(srt)
-claim(ov.any() and not ov[:ko].any() and ov[ko:].all(), "the overshoot below W/a appears from one S on and "
-      "never below (η sweep)")
+claims.check(ov.any() and not ov[:ko].any() and ov[ko:].all(), "the overshoot below W/a appears from one S on and "
+             "never below (η sweep)")
 below1 = [P for P in runs if P["S"] < 1]
-claim(below1 and all(P["overshoot"] <= TOL for P in below1),
-      f"no run with S < 1 lands below W/a by more than {TOL:g} (relative; largest: "
-      f"{max(P['overshoot'] for P in below1):.1e}, {len(below1)} runs)")
+claims.check(below1 and all(P["overshoot"] <= TOL for P in below1),
+             f"no run with S < 1 lands below W/a by more than {TOL:g} (relative; largest: "
+             f"{max(P['overshoot'] for P in below1):.1e}, {len(below1)} runs)")
 if 0 < ko < len(srt):
-    claim(S_all[ko - 1] < 1 < S_all[ko], f"the overshoot threshold lies between the sampled S = {S_all[ko - 1]:.4f} "
-          f"and {S_all[ko]:.4f}, which bracket S = 1 (per pair: {a_mean / av.max():.4f} … {a_mean / av.min():.4f})")
+    claims.check(S_all[ko - 1] < 1 < S_all[ko], f"the overshoot threshold lies between the sampled S = {S_all[ko - 1]:.4f} "
+                 f"and {S_all[ko]:.4f}, which bracket S = 1 (per pair: {a_mean / av.max():.4f} … {a_mean / av.min():.4f})")
 
 # ---------------------------------------------------------------- claims: end values
 full_cl = [P for P in runs if P["clamped_pairs"] == len(b)]
-claim(full_cl and all(P["beta_max"][-1] == 0 and P["rcc_pairs"][-1] == 0 and P["adh"][-1] == 0 for P in full_cl),
-      f"the {len(full_cl)} runs where every pair was clamped end with β = 0 exactly, no pair left and no adhesion "
-      "force")
+claims.check(full_cl and all(P["beta_max"][-1] == 0 and P["rcc_pairs"][-1] == 0 and P["adh"][-1] == 0 for P in full_cl),
+             f"the {len(full_cl)} runs where every pair was clamped end with β = 0 exactly, no pair left and no adhesion "
+             "force")
 uncl = [P for P in runs if P["clamped_pairs"] == 0]
 e_end = max(abs(P["beta_mean"][-1] - P["R"]["mean"][-1]) for P in uncl)
-claim(uncl and e_end < 1e-6, f"the {len(uncl)} unclamped runs end at the recursion's value within 1e-6 "
-      f"(largest difference {e_end:.1e})")
+claims.check(uncl and e_end < 1e-6, f"the {len(uncl)} unclamped runs end at the recursion's value within 1e-6 "
+             f"(largest difference {e_end:.1e})")
 # the closed form with the gap of the hold held constant: the remaining difference is the plate's
 # relaxation (less traction → less stretch → a wider gap)
 e_cf = max(abs(P["beta_end_all"] - P["closed"]) for P in runs)
@@ -288,9 +279,9 @@ for Q in runs_dt:
     pairs_S.append((Q, P, e, eb, n))
     print(f"      S = {Q['S']:.4f}: (h = {Q['h']}, η = {Q['eta']:g}) vs (h = {P['h']}, η = {P['eta']:g}): "
           f"β per step differs by {e:.1e}, the gap by {eb:.1e} m over {n} steps")
-claim(pairs_S and all(e < TOL for _, _, e, _, _ in pairs_S),
-      f"only S matters: the h-sweep runs step for step as the η-sweep runs of the same S ({len(pairs_S)} pairs, "
-      f"β within {max(e for _, _, e, _, _ in pairs_S):.1e})" if pairs_S else "only S matters: no pairs to compare")
+claims.check(pairs_S and all(e < TOL for _, _, e, _, _ in pairs_S),
+             f"only S matters: the h-sweep runs step for step as the η-sweep runs of the same S ({len(pairs_S)} pairs, "
+             f"β within {max(e for _, _, e, _, _ in pairs_S):.1e})" if pairs_S else "only S matters: no pairs to compare")
 
 # ---------------------------------------------------------------- ODE vs recursion (reported)
 print("\nβ (logged beta_mean) after n updates vs: the scalar recursion at the logged mean gap d̄_n "
@@ -342,29 +333,25 @@ if runs_bond:
               f"{(R['p'][n1] / P['p0']).mean():9.5f} {P['beta_min'][-1]:8.5f} … {P['beta_max'][-1]:7.5f} "
               f"{P['clamped_pairs']:7.0f} {P['above']:17.2e} {P['later']:21d}")
     sub = [P for P in runs_bond if P["Sb"] <= 1]
-    claim(sub and all(P["above"] <= TOL and P["dec"] >= 0 for P in sub),
-          f"bonding, S_b ≤ 1 ({len(sub)} runs): β rises monotonically and no update lands above its target p/p0 "
-          f"(largest relative excess {max(P['above'] for P in sub):.1e})")
+    claims.check(sub and all(P["above"] <= TOL and P["dec"] >= 0 for P in sub),
+                 f"bonding, S_b ≤ 1 ({len(sub)} runs): β rises monotonically and no update lands above its target p/p0 "
+                 f"(largest relative excess {max(P['above'] for P in sub):.1e})")
     sup = [P for P in runs_bond if P["Sb"] > 1 and P["clamped_pairs"] == 0]
-    claim(sup and all(abs(P["above"] - (P["Sb"] - 1)) < 1e-9 and P["later"] == 0 for P in sup),
-          f"bonding, S_b > 1 without clamp ({len(sup)} runs, S_b up to {max(P['Sb'] for P in sup):g}): the first update "
-          "lands at S_b·p/p0, (S_b − 1)·p/p0 above the target, and β never changes again (no oscillation, no "
-          "divergence: max(·, 0) of eq. 9 stops the rate)")
-    claim(any(P["clamped_pairs"] > 0 for P in runs_bond) and
-          all(P["clamped_pairs"] == P["pred_clamp"] and P["beta_clamped"][P["n1"]] == P["clamped_pairs"]
-              for P in runs_bond),
-          "bonding: the clamp at 1 acts in the first update on exactly the pairs with S_b·p/p0 > 1 "
-          f"(runs with a clamp: S_b = {', '.join('%g' % P['Sb'] for P in runs_bond if P['clamped_pairs'] > 0)}; "
-          f"p0/p of the pairs: {min(P['p0'] / P['R']['p'][P['n1']].max() for P in runs_bond):.3f} … "
-          f"{max(P['p0'] / P['R']['p'][P['n1']].min() for P in runs_bond):.3f})")
+    claims.check(sup and all(abs(P["above"] - (P["Sb"] - 1)) < 1e-9 and P["later"] == 0 for P in sup),
+                 f"bonding, S_b > 1 without clamp ({len(sup)} runs, S_b up to {max(P['Sb'] for P in sup):g}): the first update "
+                 "lands at S_b·p/p0, (S_b − 1)·p/p0 above the target, and β never changes again (no oscillation, no "
+                 "divergence: max(·, 0) of eq. 9 stops the rate)")
+    claims.check(any(P["clamped_pairs"] > 0 for P in runs_bond) and
+                 all(P["clamped_pairs"] == P["pred_clamp"] and P["beta_clamped"][P["n1"]] == P["clamped_pairs"]
+                     for P in runs_bond),
+                 "bonding: the clamp at 1 acts in the first update on exactly the pairs with S_b·p/p0 > 1 "
+                 f"(runs with a clamp: S_b = {', '.join('%g' % P['Sb'] for P in runs_bond if P['clamped_pairs'] > 0)}; "
+                 f"p0/p of the pairs: {min(P['p0'] / P['R']['p'][P['n1']].max() for P in runs_bond):.3f} … "
+                 f"{max(P['p0'] / P['R']['p'][P['n1']].min() for P in runs_bond):.3f})")
 
 # ---------------------------------------------------------------- figure
-if plot:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+plt = None if args.no_plot else figures.pyplot()
+if plt:
     fig, axs = plt.subplots(2, 2, figsize=(13, 10))
     ax = axs.ravel()
     want = [0.2, 0.5, 0.98, 1.25, 1.5, 1.79, 2.5, 10]
@@ -446,9 +433,5 @@ if plot:
         ax[3].set_xlim(0, 12)
     else:
         ax[3].axis("off")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "rcc_stability.png"), dpi=120)
-    print("wrote", os.path.join(out, "rcc_stability.png"))
-
-print("all claims hold" if ok else "SOME CLAIMS FAIL")
-sys.exit(0 if ok else 1)
+    figures.save(fig, out, "rcc_stability.png")
+sys.exit(claims.summary())

@@ -3,26 +3,19 @@
 sliding / floor / free), checks the claims of README.md, prints the table (fraction stuck, ms and
 Newton iterations per step, intersections, RCC clamps) and the RCC/ours time ratio next to the
 paper's, writes OUTDIR/rcc_vs_ours.dat and (not with --quick) OUTDIR/rcc_vs_ours.png (y of every
-blob's centre against t, one panel per model and h). Exit 1 if a claim fails.
-Usage: analyze.py OUTDIR [--quick]"""
+blob's centre against t, one panel per model and h). Exit 1 if a claim fails."""
 import os
 import sys
 
-import h5py
-import numpy as np
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, runs  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
 from classify import classify  # noqa: E402
 
-out = sys.argv[1] if len(sys.argv) > 1 else "plots/out/rcc_vs_ours"
-quick = "--quick" in sys.argv
-ok = True
-
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
+args = cli.parser(__doc__, "plots/out/rcc_vs_ours", quick=True).parse_args()
+out, quick = args.outdir, args.quick
+claims = Claims()
 
 
 RUNS = [("ours", "0.01", "ours_h0.01.h5"), ("RCC", "0.01", "rcc_h0.01.h5")]
@@ -34,12 +27,11 @@ if not quick:
              ("RCC eta=0.01", "0.001", "rcc_h0.001_eta0.01.h5")]
 R = {}
 for model, h, fn in RUNS:
-    p = os.path.join(out, fn)
-    res, st = classify(p)
-    with h5py.File(p, "r") as f:
-        st["inter_max"] = int(np.max(f["steps/intersections"][:]))
-        st["t"] = f["steps/time"][:]
-        st["pos"] = {n: f["probes/pos_" + n][:] for n in res}
+    run = runs.load(os.path.join(out, fn))
+    res, st = classify(run)
+    st["inter_max"] = int(run.steps["intersections"].max())
+    st["t"] = run.steps["time"]
+    st["pos"] = {n: run.probes["pos_" + n] for n in res}
     R[(model, h)] = (res, st)
 
 names = list(R[("ours", "0.01")][0])
@@ -64,30 +56,28 @@ for h in ("0.01", "0.001"):
         print(f"time per step RCC/ours at h = {h}: {ratio:.2f} (paper, Table 1 and §5.1.1: "
               f"0.88/0.92 = {0.88 / 0.92:.2f}; machine shared, single thread)")
 
-claim(all(st["inter_max"] == 0 for _, st in R.values()),
-      f"0 intersections in every step of all {len(R)} runs")
+claims.check(all(st["inter_max"] == 0 for _, st in R.values()),
+             f"0 intersections in every step of all {len(R)} runs")
 cls = {m: {n: v["cls"] == "stuck" for n, v in R[(m, "0.01")][0].items()} for m in ("ours", "RCC")}
-claim(cls["ours"] == cls["RCC"],
-      "h = 0.01: the stuck/fallen classification of ours and RCC agrees blob by blob "
-      f"(ours stuck: {[n for n in names if cls['ours'][n]]}, RCC stuck: {[n for n in names if cls['RCC'][n]]})")
-claim(0 < sum(cls["ours"].values()) < len(names),
-      f"h = 0.01: some blobs stick and some fall ({sum(cls['ours'].values())}/{len(names)} stuck)")
+claims.check(cls["ours"] == cls["RCC"],
+             "h = 0.01: the stuck/fallen classification of ours and RCC agrees blob by blob "
+             f"(ours stuck: {[n for n in names if cls['ours'][n]]}, RCC stuck: {[n for n in names if cls['RCC'][n]]})")
+claims.check(0 < sum(cls["ours"].values()) < len(names),
+             f"h = 0.01: some blobs stick and some fall ({sum(cls['ours'].values())}/{len(names)} stuck)")
 if not quick:
     for v in ("0.9", "1.1"):
         a = {n: x["cls"] == "stuck" for n, x in R[(f"ours v*{v}", "0.01")][0].items()}
         b = {n: x["cls"] == "stuck" for n, x in R[(f"RCC v*{v}", "0.01")][0].items()}
-        claim(a == b, f"h = 0.01, throw velocities x{v}: the classification of ours and RCC agrees "
-              f"(ours stuck: {[n for n in names if a[n]]}, RCC stuck: {[n for n in names if b[n]]})")
+        claims.check(a == b, f"h = 0.01, throw velocities x{v}: the classification of ours and RCC agrees "
+                     f"(ours stuck: {[n for n in names if a[n]]}, RCC stuck: {[n for n in names if b[n]]})")
     for h in ("0.005", "0.001"):
         a = {n: v["cls"] == "stuck" for n, v in R[("ours", h)][0].items()}
         b = {n: v["cls"] == "stuck" for n, v in R[("RCC", h)][0].items()}
         print(f"report h = {h}: ours stuck {[n for n in names if a[n]]}, RCC stuck {[n for n in names if b[n]]}, "
               f"{'agree' if a == b else 'differ'}")
 
-if not quick:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+plt = None if quick or args.no_plot else figures.pyplot()
+if plt:
     keys = [k for k in R if "v*" not in k[0]]
     fig, axs = plt.subplots(2, len(keys), figsize=(3.2 * len(keys), 6.4), sharey="row", squeeze=False)
     for j, k in enumerate(keys):
@@ -103,8 +93,5 @@ if not quick:
         axs[0, j].legend(fontsize=7)
     axs[0, 0].set_ylabel("y of centre (m)")
     axs[1, 0].set_ylabel("y of centre (m)")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "rcc_vs_ours.png"), dpi=110)
-    print("wrote", os.path.join(out, "rcc_vs_ours.png"))
-print("all claims hold" if ok else "SOME CLAIMS FAILED")
-sys.exit(0 if ok else 1)
+    figures.save(fig, out, "rcc_vs_ours.png", dpi=110)
+sys.exit(claims.summary())

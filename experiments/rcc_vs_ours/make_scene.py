@@ -2,13 +2,15 @@
 """Writes experiments/rcc_vs_ours/blobs_ours.json and blobs_rcc.json: six soft 8 cm cubes thrown at a wall (x >= 0) above a
 floor (y >= 0) under gravity. The blobs differ in density (weight vs adhesion capacity), throw
 velocity and orientation (face-on or edge-on). The two files differ only in "contact":
-ipc_adhesion (ours) and rcc_ipc (RCC), both with the tuned parameters below.
-Usage: make_scene.py [OUTDIR]"""
-import os
+ipc_adhesion (ours) and rcc_ipc (RCC), both with the tuned parameters below."""
+import argparse
 import json
-import sys
+import os
 
-outdir = sys.argv[1] if len(sys.argv) > 1 else "experiments/rcc_vs_ours"
+ap = argparse.ArgumentParser(description=__doc__)
+ap.add_argument("outdir", nargs="?", default="experiments/rcc_vs_ours", metavar="OUTDIR",
+                help="where to write the two scenes (default experiments/rcc_vs_ours)")
+outdir = ap.parse_args().outdir
 IPC = {"dhat": 1e-3, "kappa": "auto", "mu": 0.5, "eps_v": 1e-3}
 OURS = dict(model="ipc_adhesion", **IPC, eps_c=0.1, mu_a=1.0)
 RCC = dict(model="rcc_ipc", **IPC, c_n=5e6, c_t=2e7, w=5.0, eta=0.1, r=0.05, p0=1000, beta0=1.0)

@@ -6,10 +6,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 out=${1:-plots/out/slope_2d}
 mkdir -p "$out"
-CL=${CT_BUILD:-build}/contactlab
+. experiments/common.sh  # CL, PY, thread environment
 for mu in 0 0.05 0.1 0.11 0.2; do
     "$CL" run experiments/slope_2d/slope.json --quiet -o "$out/slope_mu$mu.h5" --set contact.mu=$mu
 done
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3  # Debian's python3 has h5py
 "$PY" experiments/slope_2d/analyze.py "$out"

@@ -3,26 +3,23 @@
 run OUTDIR/run_*.h5 (cube centre more than RISE above its start at the end), reports the peak
 gel–cube adhesion force per cube against its weight, Newton iterations per step (mean, max),
 the smallest distance and the wall time; writes OUTDIR/threshold_ablation.png and .dat; exits 1 if
-a claim of README.md fails. Usage: analyze.py OUTDIR"""
-import json
+a claim of README.md fails."""
 import os
 import sys
 
-import h5py
 import numpy as np
 
-out = sys.argv[1] if len(sys.argv) > 1 else "plots/out/threshold_ablation"
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params as auto, runs as runfiles  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+
+args = cli.parser(__doc__, "plots/out/threshold_ablation").parse_args()
+out = args.outdir
 RISE = 3e-3  # m: the gel lifts by 6 mm after the hold; a cube left on the plate does not move up
 ORDER = ["da1e-3", "da1e-4", "da1e-5", "sp0.25", "sp0.5", "sp0.75", "da1e-5_tol1e-5"]
 MAIN = ORDER[:6]
-ok = True
-
-
-def claim(cond, text):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + text)
-    ok &= bool(cond)
-
+claims = Claims()
 
 runs = {}
 for name in ORDER:
@@ -30,23 +27,19 @@ for name in ORDER:
     if not os.path.exists(path):
         print(f"missing {path}")
         continue
-    with h5py.File(path, "r") as f:
-        sc = json.loads(f.attrs["scene_json"])
-        r = dict(scene=sc, t=f["/steps/time"][:], newton=f["/steps/newton_iters"][:],
-                 inter=f["/steps/intersections"][:], wall=f["/steps/wall_s"][:],
-                 dmin=f["/steps/min_distance"][:], body=f["/mesh/vertex_body"][:], mass=f["/mesh/mass"][:],
-                 x0=f["/frames/x"][0], X=f["/mesh/X"][:])
-        names = [b["name"] for b in sc["bodies"]]
-        cubes = [i for i, n in enumerate(names) if n.startswith("cube")]
-        r["cubes"] = cubes
-        r["y"] = np.array([f[f"/probes/c{k}"][:, 1] for k in range(len(cubes))])
-        r["adh"] = np.array([f[f"/probes/adh{k}"][:] for k in range(len(cubes))])
-        r["lift"] = f["/probes/lift_force"][:]
-        if f"/model/{f.attrs['model']}" in f:
-            r["attrs"] = dict(f[f"/model/{f.attrs['model']}"].attrs)
-    c = sc["contact"]
-    dhat, da = c["dhat"], c["dhat_a"]
-    dp = c["s_p"] * da if c.get("s_p", "auto") != "auto" else (c["dhat_p"] if c.get("dhat_p", "auto") != "auto" else dhat)
+    run = runfiles.load(path)
+    sc = run.scene
+    r = dict(scene=sc, t=run.steps["time"], newton=run.steps["newton_iters"],
+             inter=run.steps["intersections"], wall=run.steps["wall_s"],
+             dmin=run.steps["min_distance"], body=run.mesh["vertex_body"], mass=run.mesh["mass"],
+             x0=run.frames["x"][0], X=run.mesh["X"])
+    names = [b["name"] for b in sc["bodies"]]
+    cubes = [i for i, n in enumerate(names) if n.startswith("cube")]
+    r["cubes"] = cubes
+    r["y"] = np.array([run.probes[f"c{k}"][:, 1] for k in range(len(cubes))])
+    r["adh"] = np.array([run.probes[f"adh{k}"] for k in range(len(cubes))])
+    r["lift"] = run.probes["lift_force"]
+    dhat, dp, da = auto.adhesion_distances(sc["contact"])
     r.update(name=name, dhat=dhat, da=da, dp=dp, tol=sc["solver"]["newton_tol"])
     g = -sc["gravity"][1]
     r["m"] = np.array([r["mass"][r["body"] == i].sum() for i in cubes])
@@ -63,8 +56,7 @@ for name in ORDER:
     runs[name] = r
 
 if not runs:
-    print("no runs")
-    sys.exit(1)
+    sys.exit("no runs")
 any_r = next(iter(runs.values()))
 sc = any_r["scene"]
 E_gel = sc["bodies"][0]["material"]["E"]
@@ -91,17 +83,17 @@ for name in ORDER:
           + f"     {r['newton'].mean():6.2f}  {r['newton'].max():4d}   {np.nanmin(r['dmin']) / r['dhat']:9.2e}   "
           f"{r['wall'].sum():6.1f}")
 main = [runs[n] for n in MAIN if n in runs]
-claim(len(main) == 6 and all(len(r["t"]) == r["expected_steps"] for r in main), "all six settings ran to the end")
-claim(all(r["inter"].max() == 0 for r in runs.values()), "no intersection in any step of any run")
+claims.check(len(main) == 6 and all(len(r["t"]) == r["expected_steps"] for r in main), "all six settings ran to the end")
+claims.check(all(r["inter"].max() == 0 for r in runs.values()), "no intersection in any step of any run")
 counts = [r["n_lifted"] for r in main]
 print(f"cubes lifted over the six settings: {counts}")
-claim(max(counts) - min(counts) <= 1, "the number of cubes lifted is the same or within one across the six settings")
+claims.check(max(counts) - min(counts) <= 1, "the number of cubes lifted is the same or within one across the six settings")
 same = max(counts) == min(counts)
-print(("ok    " if same else "note  ") + f"the number of cubes lifted is {'exactly the same' if same else 'NOT exactly the same'} "
-      f"across the six settings")
+claims.report(same, f"the number of cubes lifted is {'exactly the same' if same else 'NOT exactly the same'} "
+                    f"across the six settings")
 mono = all(all(not r["lifted"][k] or all(r["lifted"][j] for j in range(len(r["W"])) if r["W"][j] < r["W"][k])
                for k in range(len(r["W"]))) for r in main)
-claim(mono, "in every run the lifted cubes are the lightest ones (a lighter cube never stays when a heavier one lifts)")
+claims.check(mono, "in every run the lifted cubes are the lightest ones (a lighter cube never stays when a heavier one lifts)")
 if "da1e-5" in runs and "da1e-5_tol1e-5" in runs:
     a, b = runs["da1e-5"], runs["da1e-5_tol1e-5"]
     print(f"d̂_a = 1e-5 with Newton tolerance {b['tol']:g} instead of {a['tol']:g}: lifted {b['n_lifted']} vs "
@@ -121,13 +113,9 @@ with open(os.path.join(out, "threshold_ablation.dat"), "w") as fo:
                      + " ".join(f"{v * 1e3:.4f}" for v in r["rise"]) + " "
                      + " ".join(f"{v:.4f}" for v in r["peak"] / r["W"]) + "\n")
 
-try:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    print("matplotlib missing: no plot")
-    sys.exit(0 if ok else 1)
+plt = None if args.no_plot else figures.pyplot()
+if not plt:
+    sys.exit(claims.summary())
 
 labels = {"da1e-3": "d̂_a=1e-3", "da1e-4": "d̂_a=1e-4", "da1e-5": "d̂_a=1e-5",
           "sp0.25": "s_p=0.25", "sp0.5": "s_p=0.5", "sp0.75": "s_p=0.75", "da1e-5_tol1e-5": "d̂_a=1e-5, tol 1e-5"}
@@ -169,7 +157,5 @@ ax.legend(fontsize=7)
 ax.grid(alpha=0.3)
 fig.suptitle("threshold_ablation: gel (E = %g Pa, ε_c = %g, μ_a = %g) pressed on four cubes and lifted, six threshold settings"
              % (E_gel, sc["contact"]["eps_c"], sc["contact"]["mu_a"]))
-fig.tight_layout()
-fig.savefig(os.path.join(out, "threshold_ablation.png"), dpi=120)
-print("wrote", os.path.join(out, "threshold_ablation.png"))
-sys.exit(0 if ok else 1)
+figures.save(fig, out, "threshold_ablation.png")
+sys.exit(claims.summary())

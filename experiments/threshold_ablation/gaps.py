@@ -1,29 +1,31 @@
 #!/usr/bin/env python3
 """--set arguments placing each cube of gel.json at the gap where the barrier carries its weight:
 κ(−b'(d)) = ρ g L with b(d) = −d̂ (d/d̂ − 1)² ln(d/d̂) (the plate's adhesion is negligible:
-young_obstacle). Usage: gaps.py SCENE DHAT  → one --set per line."""
+young_obstacle). Prints one --set per line."""
+import argparse
 import json
-import math
+import os
 import sys
 
-scene = json.load(open(sys.argv[1]))
-dhat = float(sys.argv[2])
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab.physics import barrier_pressure_float, bisect  # noqa: E402
+
+ap = argparse.ArgumentParser(description=__doc__)
+ap.add_argument("scene", metavar="SCENE", help="the scene (gel.json)")
+ap.add_argument("dhat", type=float, metavar="DHAT", help="the barrier distance d̂ of the run (m)")
+args = ap.parse_args()
+with open(args.scene) as f:
+    scene = json.load(f)
 kappa = scene["contact"]["kappa"]
 g = -scene["gravity"][1]
-
-
-def p(x):  # barrier pressure / κ at the gap x·d̂
-    return 2 * (x - 1) * math.log(x) + (x - 1) ** 2 / x
-
 
 for i, b in enumerate(scene["bodies"]):
     if not b["name"].startswith("cube"):
         continue
     L = b["mesh"]["size"][1]
     target = b["material"]["density"] * g * L / kappa
-    lo, hi = 1e-9, 1.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if p(mid) > target else (lo, mid)
+    # the gap x·d̂ where the barrier pressure per κ (at d̂ = 1) is the target
+    x = bisect(lambda x: barrier_pressure_float(x, 1.0, 1.0) > target, 1e-9, 1.0)
     o = b["mesh"]["origin"]
-    print(f"--set bodies.{i}.mesh.origin=[{o[0]!r},{0.5 * (lo + hi) * dhat!r},{o[2]!r}]")
+    print(f"--set bodies.{i}.mesh.origin=[{o[0]!r},{x * args.dhat!r},{o[2]!r}]")

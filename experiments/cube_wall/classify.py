@@ -1,15 +1,15 @@
-"""runs.py — loading and classifying the cube_wall runs, shared by analyze.py (ipc_adhesion) and
-analyze_rcc.py (rcc_ipc): the same measurements and the same classification rules for both models
-(the classes and thresholds are listed in analyze.py's docstring)."""
-import json
+"""classify.py — measuring and classifying the cube_wall runs, shared by analyze.py (ipc_adhesion)
+and analyze_rcc.py (rcc_ipc): the same measurements and the same classification rules for both
+models (the classes and thresholds are listed in analyze.py's docstring)."""
 import os
 import sys
 
-import h5py
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from analysis_common import rotation_z, vertex_areas  # noqa: E402
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import runs  # noqa: E402
+from contactlab.physics import rotation_z, vertex_areas  # noqa: E402
 
 STICK_DY, STICK_SLIP = 0.05, 1e-3     # × L
 ROT_MIN, ROT_SMALL = 10.0, 1.0        # degrees
@@ -22,20 +22,18 @@ PAPER = {("0", "none"): "falls free", ("0", "small"): "slides down attached", ("
 
 def load(path):
     """The logged data of one run and the measurements of analyze.py's docstring."""
-    with h5py.File(path, "r", swmr=True) as f:
-        sc = json.loads(f.attrs["scene_json"])
-        model = "ipc_adhesion" if "/model/ipc_adhesion" in f else sc["contact"]["model"]
-        prm = dict(f["/model/" + model].attrs) if "/model/" + model in f else {}
-        X, m = f["/mesh/X"][:], f["/mesh/mass"][:]
-        tris = f["/mesh/surface_faces"][:]
-        ft, fx, fv = f["/frames/time"][:], f["/frames/x"][:], f["/frames/v"][:]
-        r = dict(prm=prm, scene=sc, con=sc["contact"], X=X, m=m, tris=tris, ft=ft,
-                 t=f["/steps/time"][:], an=f["/probes/adhesion_normal"][:], at=f["/probes/adhesion_tangential"][:],
-                 bar=f["/probes/barrier"][:], fr=f["/probes/friction"][:],
-                 newton=f["/steps/newton_iters"][:], inter=f["/steps/intersections"][:],
-                 wall_s=f["/steps/wall_s"][:], nsteps=len(f["/steps/time"]))
-        if "/model/rcc_ipc" in f:
-            r.update(clamped=f["/model/rcc_ipc/beta_clamped"][:], bonded=f["/model/rcc_ipc/rcc_bonded"][:])
+    run = runs.load(path)
+    sc = run.scene
+    X, m = run.mesh["X"], run.mesh["mass"]
+    tris = run.mesh["surface_faces"]
+    ft, fx, fv = run.frames["time"], run.frames["x"], run.frames["v"]
+    r = dict(prm=run.params, scene=sc, con=sc["contact"], X=X, m=m, tris=tris, ft=ft,
+             t=run.steps["time"], an=run.probes["adhesion_normal"], at=run.probes["adhesion_tangential"],
+             bar=run.probes["barrier"], fr=run.probes["friction"],
+             newton=run.steps["newton_iters"], inter=run.steps["intersections"],
+             wall_s=run.steps["wall_s"], nsteps=len(run.steps["time"]))
+    if run.attrs["model"] == "rcc_ipc":
+        r.update(clamped=run.model["beta_clamped"], bonded=run.model["rcc_bonded"])
     r["wall"] = float(r["wall_s"].sum())
     M = m.sum()
     com = (fx * m[None, :, None]).sum(1) / M
