@@ -1,5 +1,5 @@
 /* mesh.c — simplicial meshes: helpers, validation, boundary extraction, generators.
- * The readers live in mesh_io.c. */
+ * The readers live in mesh_io.c (shared parts, dispatch), mesh_gmsh.c and mesh_obj.c. */
 #include "contactlab/ct_mesh.h"
 
 #include <limits.h>

@@ -57,6 +57,104 @@ static int find_body(const ct_scene *sc, const char *name)
     return -1;
 }
 
+/* The "body" of a probe selector: a body's name, or "all" (sel->body = -1). */
+static int selector_probe_body(sj *c, json_t *v, const ct_scene *sc, ct_selector *sel)
+{
+    const char *name;
+    if (!ct_sj_string(c, v, "body", SJ_REQUIRED, NULL, &name)) return 0;
+    if (strcmp(name, "all") == 0) {
+        sel->body = -1;
+    } else if ((sel->body = find_body(sc, name)) < 0) {
+        ct_sj_error(c, "body", "no body named \"%s\"", name);
+        return 0;
+    }
+    return 1;
+}
+
+/* At most one of side, box, indices (exactly one in a body's selector, none with a probe's
+ * "body": "all"); "tol" only with "side". */
+static int selector_check_kind(sj *c, json_t *v, int probe, const ct_selector *sel)
+{
+    int ok = 1;
+    json_t *side = json_object_get(v, "side");
+    int nkinds = (side != NULL) + (json_object_get(v, "box") != NULL) + (json_object_get(v, "indices") != NULL);
+    if (nkinds > 1) {
+        ct_sj_error(c, NULL, "give only one of: side, box, indices");
+        ok = 0;
+    } else if (nkinds == 0 && !probe) {
+        ct_sj_error(c, NULL, "expected one of: side, box, indices (or the string \"all\")");
+        ok = 0;
+    } else if (nkinds == 1 && probe && sel->body == -1 && json_is_string(json_object_get(v, "body"))) {
+        ct_sj_error(c, NULL, "\"body\": \"all\" selects every vertex; it takes no side, box or indices");
+        ok = 0;
+    }
+    if (json_object_get(v, "tol") && !side) {
+        ct_sj_error(c, "tol", "only used with \"side\"");
+        ok = 0;
+    }
+    return ok;
+}
+
+/* {"side": "+y", "tol": t} */
+static int selector_side(sj *c, json_t *v, int dim, ct_selector *sel)
+{
+    int ok = 1, s = 0;
+    sel->kind = CT_SEL_SIDE;
+    if (ct_sj_enum(c, v, "side", SJ_REQUIRED, by_dim(dim, sides2, sides3), 0, &s)) {
+        sel->axis = s / 2;
+        sel->sign = s % 2 == 0 ? 1 : -1;
+    } else {
+        ok = 0;
+    }
+    ok &= ct_sj_real(c, v, "tol", SJ_OPTIONAL, 1e-6, SJ_GE(0), &sel->tol);
+    return ok;
+}
+
+/* {"box": {"min": [...], "max": [...]}} with min <= max */
+static int selector_box(sj *c, json_t *v, int dim, ct_selector *sel)
+{
+    static const char *const box_keys[] = {"min", "max", NULL};
+    sel->kind = CT_SEL_BOX;
+    json_t *b = ct_sj_enter(c, v, "box", SJ_REQUIRED, box_keys);
+    if (!b) return 0;
+    int vok = ct_sj_vec(c, b, "min", SJ_REQUIRED, dim, NULL, SJ_ANY, sel->lo);
+    vok &= ct_sj_vec(c, b, "max", SJ_REQUIRED, dim, NULL, SJ_ANY, sel->hi);
+    for (int i = 0; vok && i < dim; ++i)
+        if (sel->lo[i] > sel->hi[i]) {
+            char tok[24];
+            snprintf(tok, sizeof tok, "%d", i);
+            ct_sj_push(c, "max");
+            ct_sj_error(c, tok, "must be >= min (got %g < %g)", sel->hi[i], sel->lo[i]);
+            ct_sj_pop(c);
+            vok = 0;
+        }
+    ct_sj_pop(c);
+    return vok;
+}
+
+/* {"indices": [i, ...]} (non-empty, each >= 0) */
+static int selector_indices(sj *c, json_t *v, ct_selector *sel)
+{
+    int ok = 1;
+    sel->kind = CT_SEL_INDICES;
+    json_t *a = ct_sj_enter_array(c, v, "indices", SJ_REQUIRED, 1);
+    if (!a) return 0;
+    size_t n = json_array_size(a);
+    sel->indices = calloc(n, sizeof *sel->indices);
+    if (!sel->indices) {
+        c->oom = 1;
+    } else {
+        sel->nindices = (int)n;
+        for (size_t i = 0; i < n; ++i) {
+            char tok[32];
+            snprintf(tok, sizeof tok, "%zu", i);
+            ok &= ct_sj_value_int(c, json_array_get(a, i), tok, 0, INT_MAX, &sel->indices[i]);
+        }
+    }
+    ct_sj_pop(c);
+    return ok;
+}
+
 /* SELECTOR at obj[key]. Inside body `body` (>= 0) it defaults to "all"; a probe selector
  * (body < 0) is required and must name its body ("body": name or "all"). */
 int ct_scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *sc, int body,
@@ -92,89 +190,14 @@ int ct_scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *
 
     ct_sj_push(c, key);
     int ok = ct_sj_check_keys(c, v, probe ? probe_keys : body_keys) == 0;
-    if (probe) {
-        const char *name;
-        if (ct_sj_string(c, v, "body", SJ_REQUIRED, NULL, &name)) {
-            if (strcmp(name, "all") == 0) {
-                sel->body = -1;
-            } else if ((sel->body = find_body(sc, name)) < 0) {
-                ct_sj_error(c, "body", "no body named \"%s\"", name);
-                ok = 0;
-            }
-        } else {
-            ok = 0;
-        }
-    }
-    json_t *side = json_object_get(v, "side"), *box = json_object_get(v, "box");
-    json_t *indices = json_object_get(v, "indices");
-    int nkinds = (side != NULL) + (box != NULL) + (indices != NULL);
-    if (nkinds > 1) {
-        ct_sj_error(c, NULL, "give only one of: side, box, indices");
-        ok = 0;
-    } else if (nkinds == 0 && !probe) {
-        ct_sj_error(c, NULL, "expected one of: side, box, indices (or the string \"all\")");
-        ok = 0;
-    } else if (nkinds == 1 && probe && sel->body == -1 && json_is_string(json_object_get(v, "body"))) {
-        ct_sj_error(c, NULL, "\"body\": \"all\" selects every vertex; it takes no side, box or indices");
-        ok = 0;
-    }
-    if (json_object_get(v, "tol") && !side) {
-        ct_sj_error(c, "tol", "only used with \"side\"");
-        ok = 0;
-    }
-
-    if (side) {
-        int s = 0;
-        sel->kind = CT_SEL_SIDE;
-        if (ct_sj_enum(c, v, "side", SJ_REQUIRED, by_dim(sc->dim, sides2, sides3), 0, &s)) {
-            sel->axis = s / 2;
-            sel->sign = s % 2 == 0 ? 1 : -1;
-        } else {
-            ok = 0;
-        }
-        ok &= ct_sj_real(c, v, "tol", SJ_OPTIONAL, 1e-6, SJ_GE(0), &sel->tol);
-    } else if (box) {
-        static const char *const box_keys[] = {"min", "max", NULL};
-        sel->kind = CT_SEL_BOX;
-        json_t *b = ct_sj_enter(c, v, "box", SJ_REQUIRED, box_keys);
-        if (b) {
-            int vok = ct_sj_vec(c, b, "min", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, sel->lo);
-            vok &= ct_sj_vec(c, b, "max", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, sel->hi);
-            for (int i = 0; vok && i < sc->dim; ++i)
-                if (sel->lo[i] > sel->hi[i]) {
-                    char tok[24];
-                    snprintf(tok, sizeof tok, "%d", i);
-                    ct_sj_push(c, "max");
-                    ct_sj_error(c, tok, "must be >= min (got %g < %g)", sel->hi[i], sel->lo[i]);
-                    ct_sj_pop(c);
-                    vok = 0;
-                }
-            ok &= vok;
-            ct_sj_pop(c);
-        } else {
-            ok = 0;
-        }
-    } else if (indices) {
-        sel->kind = CT_SEL_INDICES;
-        json_t *a = ct_sj_enter_array(c, v, "indices", SJ_REQUIRED, 1);
-        if (a) {
-            size_t n = json_array_size(a);
-            sel->indices = calloc(n, sizeof *sel->indices);
-            if (!sel->indices) {
-                c->oom = 1;
-            } else {
-                sel->nindices = (int)n;
-                for (size_t i = 0; i < n; ++i) {
-                    char tok[32];
-                    snprintf(tok, sizeof tok, "%zu", i);
-                    ok &= ct_sj_value_int(c, json_array_get(a, i), tok, 0, INT_MAX, &sel->indices[i]);
-                }
-            }
-            ct_sj_pop(c);
-        } else {
-            ok = 0;
-        }
-    }
+    if (probe) ok &= selector_probe_body(c, v, sc, sel);
+    ok &= selector_check_kind(c, v, probe, sel);
+    if (json_object_get(v, "side"))
+        ok &= selector_side(c, v, sc->dim, sel);
+    else if (json_object_get(v, "box"))
+        ok &= selector_box(c, v, sc->dim, sel);
+    else if (json_object_get(v, "indices"))
+        ok &= selector_indices(c, v, sel);
     ct_sj_pop(c);
     return ok;
 }

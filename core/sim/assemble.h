@@ -19,14 +19,14 @@ typedef struct ct_assembly {
     ct_triplets tq;             /* scratch: model triplets mapped to q */
     ct_triplets hc;             /* scratch: the model's Hessian triplets (kept across steps) */
     int *xfree;                 /* full-space dof -> free index (-1 fixed, -2 through J); lazily built */
-    /* Slot cache of the model's Hessian triplets (assemble.c): the (row, col) sequence of the
+    /* Slot cache of the model's Hessian triplets (assemble_slots.c): the (row, col) sequence of the
      * last Hc mapped through xfree alone (no triplet through J) and, per triplet, its slot in A
      * (-1: skipped, a fixed dof or the lower triangle). Valid while cm_valid; pattern growth
      * moves the slots along, a rebuild clears everything. cm_calls counts the Hc mapped this
      * way, cm_hits those whose sequence equalled the recorded one (no lookups); of the others'
      * triplets, cm_reused took the slot of an equal chunk of the recorded sequence, and the
      * lookups of the rest needed cm_searches binary searches (counts over all calls). cm_aux:
-     * the cache's scratch (the next sequence, chunk tables; private to assemble.c). */
+     * the cache's scratch (the next sequence, chunk tables; private to assemble_slots.c). */
     int *cm_row, *cm_col, *cm_slot;
     size_t cm_n, cm_cap;
     int cm_valid;
