@@ -43,6 +43,7 @@ Exit status: 0 if every file is the same (and at least one was compared), 1 othe
 usage.
 """
 import argparse
+import re
 import csv
 import io
 import os
@@ -398,6 +399,9 @@ def main():
     ap.add_argument("b", metavar="DIR_B", help="tree to check (or one file)")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every differing item of a file")
     ap.add_argument("--max-items", type=int, default=20, help="with -v, at most this many items per file")
+    ap.add_argument("--expect", metavar="REGEX", action="append", default=[],
+                    help="a difference whose place (e.g. /model/ipc@kappa, /@scene_json, /model) matches REGEX "
+                         "is an intended change: listed as expected, not counted (repeatable)")
     ap.add_argument("--no-path-normalization", action="store_true",
                     help="compare strings verbatim (do not replace each tree's own path by <DIR>)")
     try:
@@ -426,6 +430,11 @@ def main():
             diffs, notes = compare_h5(pa, pb, sa, sb)
         else:
             diffs, notes = compare_text(pa, pb, sa, sb)
+        expected = [d for d in diffs if any(re.search(x, d.where) for x in args.expect)]
+        diffs = [d for d in diffs if d not in expected]
+        if expected:
+            notes = list(notes) + [f"{len(expected)} expected difference(s): "
+                                   + ", ".join(sorted({d.where for d in expected}))]
         if not diffs:
             n_same += 1
             print(f"same       {rel}" + (f"  ({'; '.join(notes)})" if notes else ""))

@@ -7,7 +7,7 @@
 # Usage:
 #   scripts/same_output.sh REF_BUILD NEW_BUILD [--threads 1|2|both] [--full] [--only EXP1,EXP2]
 #                          [--ref-cache DIR] [--work DIR] [--keep] [--timeout SEC]
-#                          [--ref-src DIR] [--new-src DIR]
+#                          [--ref-src DIR] [--new-src DIR] [--expect REGEX]...
 #   scripts/same_output.sh --ref-only REF_BUILD --ref-cache DIR [--threads ...] [--full] [--only ...]
 #
 #   --threads     1, 2 or both (default both)
@@ -24,6 +24,8 @@
 #   --work        where the non-cached outputs go (default: a new ${TMPDIR:-/tmp}/same_output.XXXXXX,
 #                 removed at the end if everything is the same, unless --keep)
 #   --timeout     kill a run.sh after SEC seconds (reported as exit 124)
+#   --expect      passed to same_output.py: differences at places matching REGEX are intended
+#                 changes (listed, not counted), e.g. --expect '^/model' for the model's attributes
 #   --ref-src, --new-src   the source tree whose experiments/ is run with each build (default: the
 #                 build directory's parent if it has experiments/, else this script's repository)
 #
@@ -57,6 +59,7 @@ usage() {
 die() { echo "same_output.sh: $*" >&2; exit 2; }
 
 threads_opt=both full=0 only="" cache="" work="" keep=0 timeout_s="" ref_only=0 ref_src="" new_src=""
+expect=()
 pos=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -66,6 +69,7 @@ while [ $# -gt 0 ]; do
         --ref-cache) [ $# -ge 2 ] || die "--ref-cache needs a directory"; cache=$2; shift 2 ;;
         --work) [ $# -ge 2 ] || die "--work needs a directory"; work=$2; shift 2 ;;
         --keep) keep=1; shift ;;
+        --expect) [ $# -ge 2 ] || die "--expect needs a value"; expect+=(--expect "$2"); shift 2 ;;
         --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout_s=$2; shift 2 ;;
         --ref-only) ref_only=1; shift ;;
         --ref-src) [ $# -ge 2 ] || die "--ref-src needs a directory"; ref_src=$2; shift 2 ;;
@@ -287,7 +291,7 @@ for t in "${thread_list[@]}"; do
         # compare
         mkdir -p "$work/cmp/$t"
         cmp="$work/cmp/$t/$e.txt"
-        "$PY" "$here/scripts/same_output.py" "$rdir" "$ndir" >"$cmp" 2>&1
+        "$PY" "$here/scripts/same_output.py" ${expect[@]+"${expect[@]}"} "$rdir" "$ndir" >"$cmp" 2>&1
         prc=$?
         sed 's/^/    /' "$cmp"
         summ=$(grep '^same_output: ' "$cmp" | tail -n 1)
