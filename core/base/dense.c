@@ -1,7 +1,9 @@
-/* dense.c — small dense kernels: determinant, cofactor, Jacobi eigensolver, rotation-variant SVD. */
+/* dense.c — small dense kernels: determinant, cofactor, product, rotation-variant SVD (its
+ * symmetric eigenproblem by the Jacobi solver of ct_psd.h). */
 #include "base/dense.h"
 
-#include <float.h>
+#include "contactlab/ct_psd.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -40,65 +42,6 @@ void ct_dense_matmul(int n, const double *A, const double *B, double *C)
         }
 }
 
-/* Rotate columns p, q of the n x n matrix M by [c s; -s c]. */
-CT_DENSE_INLINE void rot_cols(const int n, double *M, int p, int q, double c, double s)
-{
-    for (int k = 0; k < n; ++k) {
-        double mp = M[k + n * p], mq = M[k + n * q];
-        M[k + n * p] = c * mp - s * mq;
-        M[k + n * q] = s * mp + c * mq;
-    }
-}
-
-/* Cyclic Jacobi for a fixed n (inlined with a constant n). A rotation in the (p, q) plane
- * zeroes a_pq in a <- J^T a J; an a_pq below eps sqrt(|a_pp a_qq|) is dropped instead, which
- * keeps small eigenvalues of a PSD matrix accurate (Demmel and Veselic). Convergence is
- * quadratic: a 3x3 needs three or four sweeps. */
-CT_DENSE_INLINE void jacobi(const int n, const double *A, double *lam, double *V)
-{
-    double a[9];
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-            a[i + n * j] = i >= j ? A[i + n * j] : A[j + n * i];
-            V[i + n * j] = i == j ? 1.0 : 0.0;
-        }
-    for (int sweep = 0; sweep < 32; ++sweep) {
-        int rotated = 0;
-        for (int p = 0; p < n; ++p)
-            for (int q = p + 1; q < n; ++q) {
-                const double apq = a[p + n * q], app = a[p + n * p], aqq = a[q + n * q];
-                if (fabs(apq) <= DBL_EPSILON * sqrt(fabs(app * aqq)) || apq == 0.0) {
-                    a[p + n * q] = a[q + n * p] = 0.0;
-                    continue;
-                }
-                rotated = 1;
-                /* t = tan(angle) is the smaller root of t^2 + 2 theta t - 1 = 0 */
-                const double theta = (aqq - app) / (2.0 * apq);
-                double t = fabs(theta) > 1e150 ? 0.5 / fabs(theta) : 1.0 / (fabs(theta) + sqrt(theta * theta + 1.0));
-                if (theta < 0.0) t = -t;
-                const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                rot_cols(n, a, p, q, c, s);
-                for (int k = 0; k < n; ++k) { /* rows p, q: a <- J^T a */
-                    const double ap = a[p + n * k], aq = a[q + n * k];
-                    a[p + n * k] = c * ap - s * aq;
-                    a[q + n * k] = s * ap + c * aq;
-                }
-                a[p + n * q] = a[q + n * p] = 0.0;
-                rot_cols(n, V, p, q, c, s);
-            }
-        if (!rotated) break;
-    }
-    for (int i = 0; i < n; ++i) lam[i] = a[i + n * i];
-}
-
-void ct_dense_sym_eig(int n, const double *A, double *lam, double *V)
-{
-    if (n == 2)
-        jacobi(2, A, lam, V);
-    else
-        jacobi(3, A, lam, V);
-}
-
 /* 2D: F = R S (polar, R the rotation maximising tr(R^T F), so tr S >= 0), then
  * S = W diag(s) W^T in closed form: U = R W, V = W. */
 static void svd2(const double *F, double *U, double *s, double *V)
@@ -130,7 +73,7 @@ static void givens_rows(double *B, double *Q, int i, int j, int col)
         B[j + 3 * k] = -s * bi + c * bj;
     }
     B[j + 3 * col] = 0.0;
-    rot_cols(3, Q, i, j, c, -s);
+    ct_dense_rot_cols(3, Q, i, j, c, -s);
 }
 
 /* 3D: V from the eigenvectors of F^T F (sorted, det +1), then a Givens QR of B = F V
@@ -143,7 +86,7 @@ static void svd3(const double *F, double *U, double *s, double *V)
     for (int j = 0; j < 3; ++j)
         for (int i = 0; i < 3; ++i)
             C[i + 3 * j] = F[3 * i] * F[3 * j] + F[3 * i + 1] * F[3 * j + 1] + F[3 * i + 2] * F[3 * j + 2];
-    jacobi(3, C, lam, W);
+    ct_psd_jacobi_eig(3, C, lam, W);
     int o[3] = {0, 1, 2};
     for (int i = 0; i < 3; ++i) /* sort descending */
         for (int j = i + 1; j < 3; ++j)

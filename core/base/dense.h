@@ -1,4 +1,4 @@
-/* dense.h — small dense kernels (2x2, 3x3) shared by material.c and elastic.c. Internal.
+/* dense.h — small dense kernels (2x2, 3x3) shared by material.c, elastic.c and psd.c. Internal.
  *
  * Matrices are column-major, A[i + n*j] = A_ij, like everywhere in contactlab. */
 #ifndef CT_DENSE_H
@@ -20,9 +20,17 @@ void ct_dense_cof(int n, const double *A, double *C);
 /* C = A * B for n x n matrices (C must not alias A or B). */
 void ct_dense_matmul(int n, const double *A, const double *B, double *C);
 
-/* Symmetric eigendecomposition A = V diag(lam) V^T (cyclic Jacobi, n <= 3; only the
- * lower triangle of A is read). Eigenvalues are returned in no particular order. */
-void ct_dense_sym_eig(int n, const double *A, double *lam, double *V);
+/* Rotate columns p, q of the n x n matrix M by [c s; -s c]. */
+CT_DENSE_INLINE void ct_dense_rot_cols(const int n, double *M, int p, int q, double c, double s)
+{
+    for (int k = 0; k < n; ++k) {
+        double mp = M[k + n * p], mq = M[k + n * q];
+        M[k + n * p] = c * mp - s * mq;
+        M[k + n * q] = s * mp + c * mq;
+    }
+}
+
+/* (The symmetric eigensolver, cyclic Jacobi, is ct_psd_jacobi_eig in ct_psd.h.) */
 
 /* Rotation-variant SVD F = U diag(s) V^T for n = 2, 3: det U = det V = +1,
  * s[0] >= s[1] >= |s[n-1]|, and the last singular value carries the sign of det F. */

@@ -1,8 +1,11 @@
-/* parallel.c — deterministic parallel sums (see parallel.h). */
-#include "base/parallel.h"
+/* parallel.c — thread counts and deterministic parallel sums (see ct_parallel.h). */
+#include "contactlab/ct_parallel.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
+
+int ct_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
 double ct_sum_fixed_chunks(long n, double (*term)(long i, const void *ctx), const void *ctx, int threads)
 {

@@ -22,9 +22,10 @@
  */
 #include "contactlab/ct_broadphase.h"
 
+#include "contactlab/ct_parallel.h"
+
 #include <float.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,7 +151,7 @@ static ct_status broadphase(const ct_surface *s, const double *x, const double *
 {
     if (!surface_ok(s) || !x || !out || !isfinite(inflate) || inflate < 0.0) return CT_EINPUT;
     ct_candidates_clear(out);
-    const int nt = threads > 0 ? threads : omp_get_max_threads();
+    const int nt = ct_threads(threads);
     filt_ctx fc = {s, movable};
     ct_bvh tv, tp;
     ct_bvh_init(&tv);

@@ -28,6 +28,8 @@
  */
 #include "contactlab/ct_bvh.h"
 
+#include "contactlab/ct_parallel.h"
+
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
@@ -261,7 +263,7 @@ ct_status ct_bvh_build_threads(ct_bvh *b, int dim, int n, const double *boxes, i
         items[i].id = (int)i;
     }
     b->nnodes = subtree_nodes(n);
-    const int nt = threads > 0 ? threads : omp_get_max_threads();
+    const int nt = ct_threads(threads);
     if (n >= 8192 && nt > 1 && !omp_in_parallel()) {
 #pragma omp parallel num_threads(nt)
 #pragma omp single
@@ -468,7 +470,7 @@ ct_status ct_bvh_pairs(const ct_bvh *a, const ct_bvh *b, ct_pair_filter f, void 
     if (a->dim != b->dim) return CT_EINPUT;
     query q = {a, b, a == b, f, ctx};
     const long n0 = out->n;
-    int nt = threads > 0 ? threads : omp_get_max_threads();
+    int nt = ct_threads(threads);
     if (nt < 1) nt = 1;
 
     /* serial: one depth-first descent straight into out */

@@ -3,7 +3,7 @@
 
 #include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_distance.h"
-#include "base/parallel.h"
+#include "contactlab/ct_parallel.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -28,9 +28,9 @@
 #include "contactlab/ct_intersect.h"
 
 #include "contactlab/ct_bvh.h"
+#include "contactlab/ct_parallel.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -384,7 +384,7 @@ long ct_surface_intersections(const ct_surface *s, const double *x, int threads,
     if (!hit) goto done;
     const long np = pl.n;
     const int *ij = pl.ij;
-    const int nthr = threads > 0 ? threads : omp_get_max_threads();
+    const int nthr = ct_threads(threads);
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nthr) if (np > 4096)
     for (long k = 0; k < np; ++k) {
         const int *e = s->edges + 2 * (size_t)ij[2 * k];

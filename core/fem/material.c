@@ -15,11 +15,10 @@
  */
 #include "contactlab/ct_material.h"
 
+#include "contactlab/ct_psd.h"
 #include "base/dense.h"
 
-#include <lapacke.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *const material_names[] = {
@@ -202,7 +201,7 @@ CT_DENSE_INLINE void sv_dpdf(const int d, const double *U, const double *V, cons
     const int n = d * d;
     double lam[3], W[9], Q[9];
     memset(A, 0, (size_t)n * n * sizeof *A);
-    ct_dense_sym_eig(d, sd->H, lam, W);
+    ct_psd_jacobi_eig(d, sd->H, lam, W);
     for (int k = 0; k < d; ++k) {
         if (project && lam[k] <= 0.0) continue;
         for (int b = 0; b < d; ++b)
@@ -392,39 +391,5 @@ ct_status ct_material_dpdf(const ct_material *m, int dim, const double *F, doubl
         sv_dpdf(2, U, V, &sd, project, dPdF);
     else
         sv_dpdf(3, U, V, &sd, project, dPdF);
-    return CT_OK;
-}
-
-ct_status ct_psd_project(double *A, int n)
-{
-    if (n < 0) return CT_EINPUT;
-    if (n == 0) return CT_OK;
-    const size_t nn = (size_t)n * (size_t)n;
-    for (size_t k = 0; k < nn; ++k)
-        if (!isfinite(A[k])) return CT_ELIB; /* LAPACK's result would be meaningless */
-    double stack[16 * 16 + 16];
-    double *V = n <= 16 ? stack : malloc((nn + (size_t)n) * sizeof *V);
-    if (!V) return CT_ENOMEM;
-    double *w = V + nn;
-    memcpy(V, A, nn * sizeof *V);
-    /* eigenvalues ascending, eigenvectors overwrite V; only the lower triangle is read */
-    lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', n, V, n, w);
-    if (info != 0) {
-        if (V != stack) free(V);
-        return CT_ELIB;
-    }
-    if (w[0] >= 0.0) { /* already PSD: keep A (made symmetric from its lower triangle) */
-        for (int j = 0; j < n; ++j)
-            for (int i = j + 1; i < n; ++i) A[j + (size_t)n * i] = A[i + (size_t)n * j];
-    } else { /* A = sum_{w_k > 0} w_k v_k v_k^T */
-        memset(A, 0, nn * sizeof *A);
-        for (int k = 0; k < n; ++k) {
-            if (w[k] <= 0.0) continue;
-            const double *v = V + (size_t)n * k;
-            for (int j = 0; j < n; ++j)
-                for (int i = 0; i < n; ++i) A[i + (size_t)n * j] += w[k] * v[i] * v[j];
-        }
-    }
-    if (V != stack) free(V);
     return CT_OK;
 }

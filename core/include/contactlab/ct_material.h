@@ -7,6 +7,7 @@
 #ifndef CT_MATERIAL_H
 #define CT_MATERIAL_H
 
+#include "ct_psd.h"
 #include "ct_status.h"
 
 #define CT_MATERIAL_LIST(X)                                  \
@@ -45,9 +46,8 @@ void ct_material_pk1(const ct_material *m, int dim, const double *F, double *P);
  * (analytic eigensystems where known, LAPACKE dsyevd otherwise). */
 ct_status ct_material_dpdf(const ct_material *m, int dim, const double *F, double *dPdF, int project);
 
-/* Project a symmetric n x n matrix (column-major, in place) onto the PSD cone by
- * clamping negative eigenvalues to zero (LAPACKE dsyevd). Returns CT_ELIB if LAPACK fails. */
-ct_status ct_psd_project(double *A, int n);
+/* (The PSD projection of a symmetric block, ct_psd_project, is in ct_psd.h, included here for
+ * the callers that found it in this header.) */
 
 /* ---- elastic energy of a set of simplicial elements ----
  *

@@ -1,0 +1,29 @@
+/* collisions_internal.h — what the files of the collision sets share (private to core/contact):
+ *   contact_mesh.c        the surface topology of ct_contact_mesh;
+ *   collisions_build.c    the collision set (candidates → merged terms);
+ *   collisions_eval.c     distances, energies and gradients of the terms;
+ *   collisions_hessian.c  the PSD-projected Hessians of the terms.
+ * The public API is ct_collisions.h. */
+#ifndef CT_COLLISIONS_INTERNAL_H
+#define CT_COLLISIONS_INTERNAL_H
+
+#include "contactlab/ct_collisions.h"
+
+#include <stddef.h>
+
+/* Position of vertex v in x (dim coordinates per vertex). */
+static inline const double *X(const double *x, int dim, int v) { return x + (size_t)dim * (size_t)v; }
+
+/* qsort comparator of ints, ascending. */
+static inline int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The edge–edge mollifier m of collision c at x with its gradient gm and Hessian Hm in the EE
+ * stencil (12 and 144 entries, column-major) when non-NULL; 1 for other kinds and unmollified
+ * edge–edge terms (gm, Hm then untouched). */
+double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm, double *Hm);
+
+#endif
