@@ -6,23 +6,25 @@
  *
  * Per step: begin_step lags the friction and tangential adhesion state (λ, λ_a, T, closest
  * points) at x^n; every energy, gradient and Hessian call builds the collision set at its x
- * (pairs within the reach: d̂, or d̂_a with adhesion; broad phase cached while x does not change);
- * a pair's normal energy density is κ b(d) + a(d), its Hessian projected as a whole; max_step
- * runs additive CCD on the swept candidates and the half-space obstacles; end_step updates the
- * adaptive stiffness and the statistics.
+ * (pairs within the reach: d̂, or d̂_a with adhesion; from the core's candidate cache,
+ * ct_candidate_cache.h, reused while x stays within bp_margin; the set itself cached while x does
+ * not change); a pair's normal energy density is κ b(d) + a(d), its Hessian projected as a whole;
+ * max_step is the core's collision-free step size (ct_stepsize.h: additive CCD on the swept
+ * candidates, the half-space obstacles in closed form); end_step updates the adaptive stiffness
+ * and the statistics.
  */
 #include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_barrier.h"
-#include "contactlab/ct_broadphase.h"
+#include "contactlab/ct_candidate_cache.h"
 #include "contactlab/ct_ccd.h"
 #include "contactlab/ct_collisions.h"
 #include "contactlab/ct_friction.h"
 #include "contactlab/ct_ipc_params.h"
 #include "contactlab/ct_model.h"
+#include "contactlab/ct_stepsize.h"
 
 #include <float.h>
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,11 +82,8 @@ typedef struct ipc_state {
     unsigned char *movable;
     ct_contact_mesh cm;
     /* collision set at the cached x */
-    ct_candidates cand;
     ct_collision_set cs;
-    ct_candidates ccd_cand; /* max_step's swept candidates (kept: the lists are reused) */
-    double *sweep_box;      /* filter_swept's boxes: 2·dim per vertex, then per edge, then per face */
-    size_t sweep_cap;
+    ct_stepsize step;       /* max_step's work memory (swept candidates and boxes, reused) */
     double *x_cached;
     int cache_valid;
     /* the terms' gradients at x_cached, left by the energy call (a Newton iteration asks for the
@@ -92,14 +91,10 @@ typedef struct ipc_state {
     double *gloc;
     size_t gloc_cap;
     int gloc_valid;
-    /* proximity candidates are queried with boxes inflated by d̂ + margin at x_bp and reused
-     * while no surface vertex has moved more than margin/2 from x_bp */
-    double *x_bp, bp_margin;
-    int bp_valid;
-    /* the candidates nearer than reach + margin at x_bp (marked by the first build after the
-     * query): the later builds from the same query read only these (the same sets, less work) */
-    ct_candidates cand_near;
-    int near_valid;
+    /* proximity candidates queried with boxes inflated by reach + margin (margin = bp_margin·d̂)
+     * and reused while no surface vertex has moved more than margin/2; the first set built after
+     * a query marks the near ones, which the later builds read (ct_candidate_cache.h) */
+    ct_candidate_cache cache;
     /* friction lagged at x_lag (x^n, or the last converged iterate) */
     ct_friction_set fs;
     double *x_step0; /* x^n: friction displacements are measured from it */
@@ -112,8 +107,8 @@ typedef struct ipc_state {
     double t_bp, t_ccd, t_pairs;
     double prev_min_dist;
     const char *scalar_names[6];
-    long n_queries;    /* proximity broad-phase queries this step */
-    long n_ccd_reused; /* max_step calls served from the proximity candidates this step */
+    long n_ccd_reused; /* max_step calls served from the proximity candidates this step (the
+                          proximity queries this step: cache.n_queries) */
 } ipc_state;
 
 static double now(void)
@@ -227,28 +222,27 @@ static void ipc_destroy(void *p)
     ipc_state *st = p;
     free(st->movable);
     ct_contact_mesh_free(&st->cm);
-    ct_candidates_free(&st->cand);
-    ct_candidates_free(&st->ccd_cand);
-    ct_candidates_free(&st->cand_near);
-    free(st->sweep_box);
+    ct_candidate_cache_free(&st->cache);
+    ct_stepsize_free(&st->step);
     free(st->gloc);
     ct_collision_set_free(&st->cs);
     ct_friction_set_free(&st->fs);
     free(st->law);
     free(st->x_cached);
-    free(st->x_bp);
     free(st->x_step0);
 }
 
 /* Adhesion parameters: d̂_p, d̂_a, the per-pair laws (Y = the smaller Young's modulus of the two
  * participants; participants without a material take young_obstacle, or the other's Y). */
-static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, const ct_params *prm, ct_diag *diag)
+static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
 {
-    const double eps_c = prm->value[P_EPS_C];
+    /* the plain `ipc` model's table ends with the IPC parameters: no adhesion */
+    const int has_adhesion = prm->n > P_EPS_C;
+    const double eps_c = has_adhesion ? prm->value[P_EPS_C] : 0.0;
     st->np = c->nbodies + c->nobstacles;
     st->adh_on = eps_c > 0.0;
     st->reach = st->dhat;
-    st->mu_a = prm->value[P_MU_A];
+    st->mu_a = has_adhesion ? prm->value[P_MU_A] : 0.0;
     if (!st->adh_on) {
         if (st->mu_a > 0.0)
             ct_diag_add(diag, CT_OK, "warning: /contact/mu_a: %g has no effect with eps_c = 0 (no adhesion)", st->mu_a);
@@ -269,6 +263,10 @@ static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, const ct_par
     }
     st->reach = fmax(st->dhat, da);
     st->eps_a = prm->is_auto[P_EPS_A] ? st->eps_v : prm->value[P_EPS_A];
+    prm->value[P_DHAT_A] = da; /* the "auto" entries as resolved */
+    prm->value[P_DHAT_P] = dp;
+    prm->value[P_S_P] = dp / da;
+    prm->value[P_EPS_A] = st->eps_a;
     const ct_adhesion_variant var = (int)prm->value[P_VARIANT] == 1 ? CT_ADH_SQUARED : CT_ADH_DISTANCE;
     const double y_obs = prm->is_auto[P_Y_OBS] ? NAN : prm->value[P_Y_OBS];
     const int np = st->np;
@@ -290,7 +288,7 @@ static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, const ct_par
     return CT_OK;
 }
 
-static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, ct_diag *diag)
+static ct_status ipc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
 {
     ipc_state *st = p;
     st->dim = c->dim;
@@ -322,6 +320,7 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
         }
         st->kappa = prm->value[P_KAPPA_SCALE] * Emin;
         st->kappa_max = 100.0 * st->kappa;
+        prm->value[P_KAPPA] = st->kappa; /* the initial value; the adaptive update may double it */
     } else {
         st->kappa = st->kappa_max = prm->value[P_KAPPA];
     }
@@ -339,17 +338,14 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     size_t nxd = (size_t)c->nx * (size_t)c->dim;
     st->movable = malloc((size_t)c->nx + 1);
     st->x_cached = malloc((nxd + 1) * sizeof(double));
-    st->x_bp = malloc((nxd + 1) * sizeof(double));
-    st->bp_margin = prm->value[P_BP_MARGIN] * st->dhat;
-    if (!st->x_bp) return CT_ENOMEM;
+    ct_status sc = ct_candidate_cache_init(&st->cache, c->dim, c->nx, st->reach, prm->value[P_BP_MARGIN] * st->dhat);
+    if (sc != CT_OK) return sc;
     st->x_step0 = malloc((nxd + 1) * sizeof(double));
     if (!st->movable || !st->x_cached || !st->x_step0) return CT_ENOMEM;
     for (int v = 0; v < c->nx; ++v) st->movable[v] = !(c->vert_kinematic && c->vert_kinematic[v]);
     ct_status s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
     if (s != CT_OK) return s;
-    ct_candidates_init(&st->cand);
-    ct_candidates_init(&st->ccd_cand);
-    ct_candidates_init(&st->cand_near);
+    ct_stepsize_init(&st->step);
     ct_collision_set_init(&st->cs);
     ct_friction_set_init(&st->fs);
     memcpy(st->x_step0, c->x_prev, nxd * sizeof(double));
@@ -363,56 +359,17 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, const ct_params *prm, c
     return CT_OK;
 }
 
-/* The candidates queried at x_bp (boxes inflated by d̂ + m) still hold every pair within d̂ at x
- * if no surface vertex moved more than m/2: a distance changes by at most twice the largest
- * displacement. Extra candidates are filtered by the set construction (it keeps d < d̂), and
- * the candidate lists are sorted, so the collision set is the same as with a fresh query. */
-static int candidates_valid(const ipc_state *st, const ct_surface *s, const double *x)
-{
-    if (!st->bp_valid) return 0;
-    const double lim2 = 0.25 * st->bp_margin * st->bp_margin;
-    const int dim = st->dim;
-    for (int i = 0; i < s->nbv; ++i) {
-        const int v = s->bverts[i];
-        double d2 = 0.0;
-        for (int k = 0; k < dim; ++k) {
-            const double d = x[(size_t)v * dim + k] - st->x_bp[(size_t)v * dim + k];
-            d2 += d * d;
-        }
-        if (!(d2 <= lim2)) return 0;
-    }
-    return 1;
-}
-
 /* Make st->cs the collision set at x. */
 static ct_status ensure_collisions(ipc_state *st, const ct_step_ctx *c, const double *x)
 {
     size_t nxd = (size_t)st->nx * (size_t)st->dim;
     if (st->cache_valid && memcmp(st->x_cached, x, nxd * sizeof *x) == 0) return CT_OK;
     double t0 = now();
-    ct_status s = CT_OK;
-    int queried = 0;
-    if (!candidates_valid(st, c->surf, x)) {
-        st->near_valid = 0;
-        s = ct_broadphase_proximity(c->surf, x, st->movable, st->reach + st->bp_margin, c->threads, &st->cand);
-        st->n_queries++;
-        if (s == CT_OK) {
-            memcpy(st->x_bp, x, nxd * sizeof *x);
-            st->bp_valid = 1;
-            queried = 1;
-        }
-    }
+    ct_status s = ct_candidate_cache_update(&st->cache, c->surf, x, st->movable, c->threads, NULL);
     double t1 = now();
     st->gloc_valid = 0;
-    if (s == CT_OK && queried && st->bp_margin > 0.0) {
-        /* d̂ + m, widened by 1e-6 relative: room for the round-off of the distances */
-        s = ct_collision_set_build_near(&st->cs, &st->cm, &st->cand, c->obstacles, c->nobstacles, x, &st->colset,
-                                        (st->reach + st->bp_margin) * (1.0 + 1e-6), &st->cand_near);
-        st->near_valid = s == CT_OK;
-    } else if (s == CT_OK) {
-        s = ct_collision_set_build(&st->cs, &st->cm, st->near_valid ? &st->cand_near : &st->cand, c->obstacles,
-                                   c->nobstacles, x, &st->colset);
-    }
+    if (s == CT_OK)
+        s = ct_candidate_cache_collisions(&st->cache, &st->cs, &st->cm, c->obstacles, c->nobstacles, x, &st->colset);
     st->t_bp += t1 - t0;
     st->t_pairs += now() - t1;
     if (s != CT_OK) return s;
@@ -443,7 +400,7 @@ static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
     ipc_state *st = p;
     st->gloc_valid = 0; /* (κ may have changed at the end of the last step) */
     st->t_bp = st->t_ccd = st->t_pairs = 0.0;
-    st->n_queries = 0;
+    st->cache.n_queries = 0;
     st->n_ccd_reused = 0;
     memcpy(st->x_step0, c->x_prev, (size_t)st->nx * st->dim * sizeof(double));
     return lag_friction(st, c, c->x_prev);
@@ -505,194 +462,19 @@ static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
     return s;
 }
 
-/* ---- CCD candidates from the proximity candidates ----
- * The swept-box query of max_step (boxes of x -> x + dx, not inflated) returns the pairs whose
- * swept boxes overlap. If no surface vertex gets farther than r/2 from x_bp during the sweep
- * (r = reach + bp_margin, the inflation of the proximity query at x_bp), two overlapping swept boxes
- * come from primitives whose boxes at x_bp are within r of each other, so the pair is a
- * proximity candidate: filtering those by the same swept-box test (same bounds, same two-ulp
- * widening, same closed overlap test as core/broadphase.c and core/bvh.c) gives the same sorted
- * list as a new query, hence the same step size, without building trees. */
-static int sweep_within_margin(const ipc_state *st, const ct_surface *s, const double *x, const double *dx)
-{
-    if (!st->bp_valid || !(st->bp_margin > 0.0)) return 0; /* bp_margin = 0: always a new query */
-    const double lim = 0.49 * (st->reach + st->bp_margin); /* < r/2: room for rounding */
-    const int dim = st->dim;
-    for (int i = 0; i < s->nbv; ++i) {
-        const size_t v = (size_t)s->bverts[i] * (size_t)dim;
-        double a = 0.0, b = 0.0;
-        for (int k = 0; k < dim; ++k) {
-            a += (x[v + k] - st->x_bp[v + k]) * (x[v + k] - st->x_bp[v + k]);
-            b += dx[v + k] * dx[v + k];
-        }
-        if (!(sqrt(a) + sqrt(b) <= lim)) return 0;
-    }
-    return 1;
-}
-
-/* Swept boxes (of x -> x + dx, bounds widened by two ulps outward, as core/broadphase.c) of the
- * surface's vertices, edges and faces, computed once per max_step: a primitive's box is the union
- * of its vertices' unwidened boxes (in stencil order: the same comparisons as taking the bounds
- * vertex by vertex), then widened. Layout: lo[dim] hi[dim] per box; vertex v at box v, edge e at
- * box nx + e, face f at box nx + ned + f. */
-static ct_status sweep_boxes(ipc_state *st, const ct_surface *s, const double *x, const double *dx)
-{
-    const int dim = st->dim, w = 2 * dim;
-    const size_t nbox = (size_t)st->nx + (size_t)s->ned + (size_t)(dim == 3 ? s->nf : 0);
-    if (nbox * w > st->sweep_cap) {
-        double *b = realloc(st->sweep_box, nbox * w * sizeof *b);
-        if (!b) return CT_ENOMEM;
-        st->sweep_box = b;
-        st->sweep_cap = nbox * w;
-    }
-    double *B = st->sweep_box;
-    for (int i = 0; i < s->nbv; ++i) { /* unwidened vertex boxes */
-        const size_t v = (size_t)s->bverts[i];
-        double *lo = B + w * v, *hi = lo + dim;
-        for (int c = 0; c < dim; ++c) {
-            const double a = x[dim * v + c], e = a + dx[dim * v + c];
-            lo[c] = a < e ? a : e; /* not fmin/fmax: libm calls */
-            hi[c] = a > e ? a : e;
-        }
-    }
-    const int *prims[2] = {s->edges, s->faces};
-    const size_t first[2] = {(size_t)st->nx, (size_t)st->nx + (size_t)s->ned};
-    const int count[2] = {s->ned, dim == 3 ? s->nf : 0}, nvp[2] = {2, 3};
-    for (int t = 0; t < 2; ++t)
-        for (int p = 0; p < count[t]; ++p) {
-            double *lo = B + w * (first[t] + (size_t)p), *hi = lo + dim;
-            for (int c = 0; c < dim; ++c) lo[c] = HUGE_VAL, hi[c] = -HUGE_VAL;
-            for (int k = 0; k < nvp[t]; ++k) {
-                const double *vl = B + w * (size_t)prims[t][nvp[t] * p + k], *vh = vl + dim;
-                for (int c = 0; c < dim; ++c) {
-                    lo[c] = vl[c] < lo[c] ? vl[c] : lo[c];
-                    hi[c] = vh[c] > hi[c] ? vh[c] : hi[c];
-                }
-            }
-            for (int c = 0; c < dim; ++c) {
-                lo[c] -= 2.0 * DBL_EPSILON * fabs(lo[c]);
-                hi[c] += 2.0 * DBL_EPSILON * fabs(hi[c]);
-            }
-        }
-    for (int i = 0; i < s->nbv; ++i) { /* the vertex boxes widened last (the unions read them raw) */
-        double *lo = B + w * (size_t)s->bverts[i], *hi = lo + dim;
-        for (int c = 0; c < dim; ++c) {
-            lo[c] -= 2.0 * DBL_EPSILON * fabs(lo[c]);
-            hi[c] += 2.0 * DBL_EPSILON * fabs(hi[c]);
-        }
-    }
-    return CT_OK;
-}
-
-static inline int boxes_overlap(int dim, const double *a, const double *b)
-{
-    for (int c = 0; c < dim; ++c)
-        if (!(a[c] <= b[dim + c] && b[c] <= a[dim + c])) return 0;
-    return 1;
-}
-
-/* The pairs of `in` whose swept boxes overlap; kind 0 vertex–face, 1 edge–edge, 2 vertex–edge (2D). */
-static ct_status filter_swept(const ipc_state *st, const ct_pair_list *in, ct_pair_list *out, const ct_surface *s,
-                              int kind)
-{
-    const int dim = st->dim, w = 2 * dim;
-    const double *B = st->sweep_box;
-    const size_t off_a = kind == 1 ? (size_t)st->nx : 0;
-    const size_t off_b = kind == 0 ? (size_t)st->nx + (size_t)s->ned : (size_t)st->nx;
-    out->n = 0;
-    if (ct_pair_list_reserve(out, in->n) != CT_OK) return CT_ENOMEM;
-    for (long i = 0; i < in->n; ++i) {
-        const int a = in->ij[2 * i], b = in->ij[2 * i + 1];
-        if (boxes_overlap(dim, B + w * (off_a + (size_t)a), B + w * (off_b + (size_t)b))) {
-            out->ij[2 * out->n] = a;
-            out->ij[2 * out->n + 1] = b;
-            out->n++;
-        }
-    }
-    return CT_OK;
-}
-
-static ct_status ccd_from_proximity(ipc_state *st, const ct_surface *s, const double *x, const double *dx,
-                                    ct_candidates *cc)
-{
-    ct_status r = sweep_boxes(st, s, x, dx);
-    if (r == CT_OK && st->dim == 3) {
-        r = filter_swept(st, &st->cand.vf, &cc->vf, s, 0);
-        if (r == CT_OK) r = filter_swept(st, &st->cand.ee, &cc->ee, s, 1);
-    } else if (r == CT_OK) {
-        r = filter_swept(st, &st->cand.ve, &cc->ve, s, 2);
-    }
-    st->n_ccd_reused++;
-    return r;
-}
-
-/* Largest safe step along dx: ACCD on the swept candidates, closed form for half-spaces. */
+/* Largest safe step along dx: the core's collision-free step size (ct_stepsize.h), with the
+ * swept candidates filtered from the proximity candidates when the sweep stays within bp_margin
+ * (the same list as a new swept-box query, hence the same step). */
 static ct_status ipc_max_step(void *p, const ct_step_ctx *c, const double *x, const double *dx, double *alpha)
 {
     ipc_state *st = p;
-    const int dim = st->dim;
-    const ct_surface *s = c->surf;
-    double t0 = now();
-    ct_candidates *cc = &st->ccd_cand;
-    ct_status rs = sweep_within_margin(st, s, x, dx) ? ccd_from_proximity(st, s, x, dx, cc)
-                                                    : ct_broadphase_ccd(s, x, dx, st->movable, 0.0, c->threads, cc);
-    double t1 = now();
-    st->t_bp += t1 - t0;
-    if (rs != CT_OK) return rs;
-    double amin = 1.0;
-    const ct_pair_list *lists[2];
-    ct_ccd_kind kinds[2];
-    int nl = 0;
-    if (dim == 3) {
-        lists[nl] = &cc->vf, kinds[nl++] = CT_CCD_PT;
-        lists[nl] = &cc->ee, kinds[nl++] = CT_CCD_EE;
-    } else {
-        lists[nl] = &cc->ve, kinds[nl++] = CT_CCD_PE;
-    }
-    for (int l = 0; l < nl; ++l) {
-        const ct_pair_list *L = lists[l];
-        ct_ccd_kind kind = kinds[l];
-        double lmin = 1.0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(min : lmin) num_threads(c->threads > 0 ? c->threads : omp_get_max_threads())
-        for (long i = 0; i < L->n; ++i) {
-            int a = L->ij[2 * i], b = L->ij[2 * i + 1];
-            int v[4], n = 0;
-            if (kind == CT_CCD_PT) {
-                v[0] = a, v[1] = s->faces[3 * b], v[2] = s->faces[3 * b + 1], v[3] = s->faces[3 * b + 2], n = 4;
-            } else if (kind == CT_CCD_EE) {
-                v[0] = s->edges[2 * a], v[1] = s->edges[2 * a + 1], v[2] = s->edges[2 * b], v[3] = s->edges[2 * b + 1];
-                n = 4;
-            } else {
-                v[0] = a, v[1] = s->edges[2 * b], v[2] = s->edges[2 * b + 1], n = 3;
-            }
-            double xs[12], ds[12];
-            for (int k = 0; k < n; ++k)
-                for (int d = 0; d < dim; ++d) {
-                    xs[dim * k + d] = x[(size_t)dim * v[k] + d];
-                    ds[dim * k + d] = dx[(size_t)dim * v[k] + d];
-                }
-            double toi = 1.0;
-            if (ct_accd(kind, dim, xs, ds, fmin(lmin, 1.0), &st->ccd, &toi)) lmin = fmin(lmin, toi);
-        }
-        amin = fmin(amin, fmin(lmin, 1.0));
-    }
-    /* half-spaces: distance n·(x − o) may shrink to the fraction s of itself */
-    for (int o = 0; o < c->nobstacles; ++o) {
-        const ct_obstacle *ob = &c->obstacles[o];
-        for (int k = 0; k < s->nbv; ++k) {
-            int v = s->bverts[k];
-            if (!st->movable[v]) continue;
-            double d = 0.0, dd = 0.0;
-            for (int i = 0; i < dim; ++i) {
-                d += ob->normal[i] * (x[(size_t)dim * v + i] - ob->point[i]);
-                dd += ob->normal[i] * dx[(size_t)dim * v + i];
-            }
-            if (dd < 0.0) amin = fmin(amin, (1.0 - st->ccd.s) * d / -dd);
-        }
-    }
-    st->t_ccd += now() - t1;
-    *alpha = amin > 0.0 ? amin : 0.0;
-    return CT_OK;
+    ct_stepsize_info info;
+    ct_status s = ct_stepsize_max(&st->step, c->surf, st->movable, c->obstacles, c->nobstacles, &st->cache, x, dx,
+                                  &st->ccd, c->threads, alpha, &info);
+    st->t_bp += info.t_candidates;
+    st->t_ccd += info.t_ccd;
+    st->n_ccd_reused += info.from_cache;
+    return s;
 }
 
 /* Fixed-point friction: re-lag at the converged x; the change is measured on the friction
@@ -730,7 +512,7 @@ static ct_status ipc_end_step(void *p, const ct_step_ctx *c, const double *x, ct
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double dmin = ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x);
-    ms->n_candidates = st->cand.vf.n + st->cand.ee.n + st->cand.ve.n;
+    ms->n_candidates = st->cache.all.vf.n + st->cache.all.ee.n + st->cache.all.ve.n;
     ms->n_active = st->cs.n;
     ms->min_distance = dmin;
     ms->t_broadphase = st->t_bp;
@@ -808,7 +590,7 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
     int ns = out->nscalars < 6 ? out->nscalars : 6;
     out->nscalars = ns;
     double vals[6] = {st->kappa, ct_collision_min_distance(&st->cs, &st->cm, c->obstacles, x), (double)n_fric,
-                      (double)st->n_queries, (double)st->n_ccd_reused, (double)n_adh};
+                      (double)st->cache.n_queries, (double)st->n_ccd_reused, (double)n_adh};
     for (int k = 0; k < ns; ++k) {
         out->scalar_names[k] = st->scalar_names[k];
         out->scalars[k] = vals[k];
@@ -817,13 +599,19 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
 }
 
 #define IPC_OPS                                                                                              \
-    .state_size = sizeof(ipc_state), .params = ipc_params, .init = ipc_init, .destroy = ipc_destroy,          \
+    .state_size = sizeof(ipc_state), .init = ipc_init, .destroy = ipc_destroy,          \
     .begin_step = ipc_begin_step, .energy = ipc_energy, .gradient = ipc_gradient, .hessian = ipc_hessian,    \
     .max_step = ipc_max_step, .update_lagged = ipc_update_lagged, .end_step = ipc_end_step,                   \
     .forces = ipc_forces
 
+/* the plain model takes the IPC parameters alone */
+static const ct_param_spec ipc_plain_params[] = {CT_IPC_PARAM_SPECS, {NULL}};
+
 const ct_model_type ct_model_ipc_adhesion = {
     .name = "ipc_adhesion",
+    .family = CT_FAMILY_ENERGY,
+    .guarantees = CT_GUARANTEE_INTERSECTION_FREE,
+    .params = ipc_params,
     .summary = "IPC barrier (area-weighted, d̂) + lagged mollified friction + Fang et al. normal (ε_c) and "
                "tangential (μ_a) adhesion",
     IPC_OPS,
@@ -831,6 +619,10 @@ const ct_model_type ct_model_ipc_adhesion = {
 
 const ct_model_type ct_model_ipc = {
     .name = "ipc",
-    .summary = "plain IPC: the ipc_adhesion model (adhesion off by default: eps_c = mu_a = 0)",
+    .summary = "plain IPC: barrier (area-weighted, d̂) + lagged mollified friction; the ipc_adhesion model without "
+               "its adhesion parameters",
+    .family = CT_FAMILY_ENERGY,
+    .guarantees = CT_GUARANTEE_INTERSECTION_FREE,
+    .params = ipc_plain_params,
     IPC_OPS,
 };

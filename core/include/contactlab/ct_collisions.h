@@ -111,7 +111,7 @@ ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm
  * candidates while no vertex moves more than m/2 may build from the near ones of
  * near_dist = d̂ + m (taken at the x of the query) instead: a dropped pair stays farther than d̂,
  * and neither it nor the vertices and edges reached only through it give a term, so the set is
- * the same, term for term and bit for bit. */
+ * the same, term for term and bit for bit (ct_candidate_cache.h packages this reuse). */
 ct_status ct_collision_set_build_near(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
                                       const ct_obstacle *obs, int nobs, const double *x, const ct_colset_opts *o,
                                       double near_dist, ct_candidates *near);
