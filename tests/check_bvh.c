@@ -9,6 +9,12 @@
  *     point–segment distances written here from scratch) is <= inflate is a candidate; for
  *     CCD, every pair whose distance at some sampled time of the motion is <= inflate;
  *   - determinism: 1, 2 and 3 threads give identical lists.
+ *   - ct_neighbors (fixed-radius point neighbours) against the O(n) brute-force test
+ *     |s - q|² < R² (the squared distance summed over the coordinates in order, as documented in
+ *     ct_neighbors.h, so the comparison is exact): 2D and 3D clouds (continuous, integer grids with
+ *     duplicates and exact ties at distance R, all samples equal), n = 0 .. 3000, R = 0, negative,
+ *     tiny, typical, beyond the cloud's diameter and infinite, queries at samples, inside and
+ *     outside the cloud; after refits (small and large motions) and rebuilds (other n, other dim).
  * A timing case prints build + query time for two 50x50-cell plates in near contact.
  */
 #include "ct_test_util.h"
@@ -16,6 +22,7 @@
 #include "contactlab/ct_broadphase.h"
 #include "contactlab/ct_bvh.h"
 #include "contactlab/ct_mesh.h"
+#include "contactlab/ct_neighbors.h"
 
 #include <math.h>
 #include <omp.h>
@@ -855,6 +862,122 @@ START_TEST(test_broadphase_plates_timing)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- point neighbours */
+
+/* Random samples; kind 0: continuous in [0, scale)^dim, 1: integer grid of side 6 (duplicates,
+ * exact distances), 2: all at one point. */
+static double *random_samples(int dim, int n, int kind, double scale)
+{
+    double *p = malloc((size_t)(n > 0 ? n : 1) * (size_t)dim * sizeof *p);
+    for (int i = 0; i < n * dim; ++i) p[i] = kind == 0 ? scale * urand() : kind == 1 ? (double)irand(6) : 0.75;
+    return p;
+}
+
+/* The brute-force answer: i with Σ_c (s_c − q_c)² < R², summed in coordinate order. */
+static int brute_neighbors(int dim, int n, const double *pts, const double *q, double R, int *idx, double *d2)
+{
+    int m = 0;
+    if (!(R > 0.0)) return 0;
+    for (int i = 0; i < n; ++i) {
+        double s = 0.0;
+        for (int c = 0; c < dim; ++c) {
+            const double d = pts[dim * i + c] - q[c];
+            s += d * d;
+        }
+        if (s < R * R) idx[m] = i, d2[m++] = s;
+    }
+    return m;
+}
+
+/* Every query of a set (samples, random points in and around the cloud) at every radius equals the
+ * brute force, index for index and bit for bit; returns the number of neighbours found. */
+static long check_neighbors(const ct_neighbors *nb, int dim, int n, const double *pts, double scale, const char *what)
+{
+    const double radii[] = {0.0, -1.0, 1e-9, 0.05 * scale, 0.2 * scale, 1.0, 2.0, 3.0 * scale + 10.0, INFINITY, NAN};
+    const int nr = (int)(sizeof radii / sizeof *radii);
+    int *want = malloc((size_t)(n > 0 ? n : 1) * sizeof *want);
+    double *wd2 = malloc((size_t)(n > 0 ? n : 1) * sizeof *wd2);
+    ct_neighbor_list got;
+    ct_neighbor_list_init(&got);
+    long found = 0;
+    for (int t = 0; t < 40; ++t) {
+        double q[3];
+        if (t < 10 && n > 0) /* at a sample */
+            for (int c = 0; c < dim; ++c) q[c] = pts[dim * irand(n) + c];
+        else if (t < 20) /* on the integer grid (exact ties with grid samples) */
+            for (int c = 0; c < dim; ++c) q[c] = (double)irand(7);
+        else /* in and around the cloud */
+            for (int c = 0; c < dim; ++c) q[c] = (1.4 * urand() - 0.2) * (scale > 6.0 ? scale : 6.0);
+        for (int r = 0; r < nr; ++r) {
+            const int m = brute_neighbors(dim, n, pts, q, radii[r], want, wd2);
+            ck_assert_int_eq(ct_neighbors_query(nb, q, radii[r], &got), CT_OK);
+            REQ_MSG(got.n == m, "%s: dim %d n %d query %d R %g: %d neighbours, brute force %d", what, dim, n, t,
+                    radii[r], got.n, m);
+            for (int k = 0; k < m; ++k)
+                REQ_MSG(got.idx[k] == want[k] && got.d2[k] == wd2[k], "%s: dim %d n %d query %d R %g: entry %d",
+                        what, dim, n, t, radii[r], k);
+            found += m;
+        }
+    }
+    ct_neighbor_list_free(&got);
+    free(want);
+    free(wd2);
+    return found;
+}
+
+START_TEST(test_neighbors_vs_brute)
+{
+    static const int sizes[] = {0, 1, 2, 4, 5, 9, 33, 300, 3000};
+    const int ns = (int)(sizeof sizes / sizeof *sizes);
+    long found = 0, clouds = 0;
+    ct_neighbors nb;
+    ct_neighbors_init(&nb);
+    for (int dim = 2; dim <= 3; ++dim)
+        for (int kind = 0; kind < 3; ++kind)
+            for (int s = 0; s < ns; ++s) {
+                const int n = sizes[s];
+                const double scale = kind == 0 ? 4.0 : 1.0;
+                double *P = random_samples(dim, n, kind, scale);
+                /* the same answers whatever the build's thread count (the tree does not depend on it) */
+                ck_assert_int_eq(ct_neighbors_build(&nb, dim, n, P, 1 + s % 3), CT_OK);
+                found += check_neighbors(&nb, dim, n, P, scale, "build");
+                /* small motion, refit */
+                for (int i = 0; i < n * dim; ++i) P[i] += 0.01 * (urand() - 0.5);
+                ck_assert_int_eq(ct_neighbors_refit(&nb, P), CT_OK);
+                found += check_neighbors(&nb, dim, n, P, scale, "small refit");
+                /* large motion (the samples shuffled across the cloud), refit: slower, still exact */
+                for (int i = 0; i < n * dim; ++i) P[i] = scale * urand();
+                ck_assert_int_eq(ct_neighbors_refit(&nb, P), CT_OK);
+                found += check_neighbors(&nb, dim, n, P, scale, "large refit");
+                free(P);
+                clouds++;
+            }
+    /* rebuild in place: fewer samples, more samples, 3D -> 2D -> 3D */
+    for (int r = 0; r < 4; ++r) {
+        const int dim = r % 2 ? 2 : 3, n = r == 1 ? 10 : 500 + 700 * r;
+        double *P = random_samples(dim, n, 0, 3.0);
+        ck_assert_int_eq(ct_neighbors_build(&nb, dim, n, P, 2), CT_OK);
+        found += check_neighbors(&nb, dim, n, P, 3.0, "rebuild");
+        free(P);
+    }
+    /* bad input; an empty set */
+    double bad[6] = {0, 0, 0, NAN, 1, 1};
+    ck_assert_int_eq(ct_neighbors_build(&nb, 3, 2, bad, 1), CT_EINPUT);
+    ck_assert_int_eq(ct_neighbors_build(&nb, 4, 1, bad, 1), CT_EINPUT);
+    ck_assert_int_eq(ct_neighbors_build(&nb, 3, -1, bad, 1), CT_EINPUT);
+    ck_assert_int_eq(ct_neighbors_build(&nb, 2, 0, NULL, 1), CT_OK);
+    ck_assert_int_eq(ct_neighbors_refit(&nb, NULL), CT_OK);
+    ct_neighbor_list l;
+    ct_neighbor_list_init(&l);
+    const double q[2] = {0, 0};
+    ck_assert_int_eq(ct_neighbors_query(&nb, q, INFINITY, &l), CT_OK);
+    ck_assert_int_eq(l.n, 0);
+    ct_neighbor_list_free(&l);
+    ct_neighbors_free(&nb);
+    printf("neighbors: %ld clouds, %ld neighbours, all equal to brute force\n", clouds, found);
+}
+END_TEST
+
 static Suite *bvh_suite(void)
 {
     Suite *s = suite_create("bvh");
@@ -869,6 +992,7 @@ static Suite *bvh_suite(void)
     tcase_add_test(tc, test_broadphase_ccd);
     tcase_add_test(tc, test_broadphase_edge_cases);
     tcase_add_test(tc, test_broadphase_plates_timing);
+    tcase_add_test(tc, test_neighbors_vs_brute);
     suite_add_tcase(s, tc);
     return s;
 }
