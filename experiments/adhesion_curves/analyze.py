@@ -13,7 +13,7 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, params as auto, physics, runs as runfiles  # noqa: E402
+from contactlab import cli, figures, params as logged, physics, runs as runfiles  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 
 args = cli.parser(__doc__, "plots/out/adhesion_curves").parse_args()
@@ -22,12 +22,13 @@ claims = Claims()
 
 
 # ---------------------------------------------------------------- the laws (paper 000)
-def params(scene):
-    c = scene["contact"]
-    dhat, dp, da = auto.adhesion_distances(c)
+def params(run):
+    """The law's parameters as the run logged them (/model/<model>: d̂_p, d̂_a, ε_a as resolved)."""
+    scene = run.scene
+    dhat, dp, da, eps_c, kappa, mu_a, eps_a = logged.values(run, "dhat", "dhat_p", "dhat_a", "eps_c", "kappa",
+                                                            "mu_a", "eps_a")
     E = scene["bodies"][0]["material"]["E"]  # the half-space has no material: Y = the plate's
-    eps_a = auto.eps_a(c)
-    return dict(dhat=dhat, dp=dp, da=da, yeps=E * c["eps_c"], kappa=c["kappa"], mu_a=c["mu_a"],
+    return dict(dhat=dhat, dp=dp, da=da, yeps=E * eps_c, kappa=kappa, mu_a=mu_a,
                 eps=eps_a * scene["time"]["dt"], eps_a=eps_a, h=scene["time"]["dt"])
 
 
@@ -65,7 +66,7 @@ def balance_gap(P):
 # ---------------------------------------------------------------- reading a run
 def load(path):
     run = runfiles.load(path)
-    r = dict(scene=run.scene, X=run.mesh["X"], faces=run.mesh["surface_faces"], x=run.frames["x"],
+    r = dict(run=run, scene=run.scene, X=run.mesh["X"], faces=run.mesh["surface_faces"], x=run.frames["x"],
              tf=run.frames["time"], t=run.steps["time"], newton=run.steps["newton_iters"],
              inter=run.steps["intersections"], wall=run.steps["wall_s"])
     for k in ("adhesion_normal", "adhesion_tangential", "barrier", "friction", "reaction"):
@@ -87,7 +88,7 @@ def load(path):
 
 # ================================================================ (a) normal: compress, open
 normal = load(os.path.join(out, "normal.h5"))
-P = params(normal["scene"])
+P = params(normal["run"])
 A = normal["A"]
 yb = normal["x"][1:, normal["bottom"], 1]  # bottom-vertex heights above the half-space (y = 0)
 gap = yb @ normal["w"] / A                  # area-weighted mean gap
@@ -152,7 +153,7 @@ dd = np.linspace(0, 1.3 * P["da"], 1000)
 runs = []
 for path in runfiles.paths(out, "shear_*.h5", key=lambda p: float(re.findall(r"r([0-9.]+)\.h5$", p)[0])):
     r = load(path)
-    Ps = params(r["scene"])
+    Ps = params(r["run"])
     v = r["scene"]["bodies"][0]["fixed"]["motion"][0]["velocity"][0]
     xb = r["x"][:, r["bottom"], 0] @ r["w"] / r["A"]
     slip = np.diff(xb)  # per step, area-weighted

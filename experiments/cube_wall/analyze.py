@@ -29,7 +29,7 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, params as auto  # noqa: E402
+from contactlab import cli, figures, params as logged  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 from contactlab.physics import balance_gap, vertex_areas  # noqa: E402
 from classify import A_TOL, PAPER, load, classify  # noqa: E402
@@ -48,10 +48,9 @@ for mk, mu in (("0", "0"), ("L", mu_large)):
         runs[mk, adh] = r
 g = 9.81
 r0 = runs["0", "small"]
-prm, sc = r0["prm"], r0["scene"]
-dhat, dhat_p, dhat_a = (float(d) for d in auto.adhesion_distances(prm))
+sc = r0["scene"]
+dhat, dhat_p, dhat_a, kappa = logged.values(r0["run"], "dhat", "dhat_p", "dhat_a", "kappa")  # as the run logged them
 Y = sc["bodies"][0]["material"]["E"]
-kappa = float(prm["kappa"])
 for key, r in runs.items():
     cls[key] = classify(r, dhat_a, g)
 
@@ -70,10 +69,10 @@ print(f"{'ε_c':>7} {'μ_a':>4} {'Yε_c (Pa)':>10} {'gap (m)':>11} {'μ_a A Yε_
       f"{'M_adh / (mgL/2)':>16} {'A_eff:':>7}")
 caps = {}
 for adh in ("small", "large"):
-    p = runs["0", adh]["prm"]
-    ec, mua = float(p["eps_c"]), float(p["mu_a"])
+    ra = runs["0", adh]["run"]
+    ec, mua = logged.values(ra, "eps_c", "mu_a")
     ye = Y * ec
-    gp = balance_gap(kappa, ye, *auto.adhesion_distances(p))
+    gp = balance_gap(kappa, ye, *logged.values(ra, "dhat", "dhat_p", "dhat_a"))
     ft_geo, ft_eff = mua * L * L * ye / W, mua * A_eff * ye / W
     mom_geo, mom_eff = (L * L * ye * L / 2) / (W * L / 2), (ye * (w[face] * arm).sum()) / (W * L / 2)
     caps[adh] = dict(ec=ec, mua=mua, ye=ye, gap=gp, ft_geo=ft_geo, ft_eff=ft_eff, mom_geo=mom_geo,
@@ -146,7 +145,7 @@ claims.check(s0["at_until"] <= 0.1, f"μ = 0, small: the tangential adhesion deb
 claims.check(abs(s0["a"] / g - 1.0) < A_TOL, f"μ = 0, small: slides with a = {s0['a']:.4f} m/s² ≈ g (within {A_TOL:.0%})")
 l0 = runs["0", "large"]
 ratio = W / caps["large"]["fmax"]
-v_creep = float(auto.eps_a(l0["prm"])) * (1 - math.sqrt(1 - ratio))
+v_creep = logged.value(l0["run"], "eps_a") * (1 - math.sqrt(1 - ratio))
 late = l0["ft"] > 0.5 * l0["ft"][-1]
 v_meas = -np.polyfit(l0["ft"][late], l0["slip"][late], 1)[0]
 e = (v_meas - v_creep) / v_creep

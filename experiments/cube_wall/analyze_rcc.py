@@ -17,7 +17,7 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, params as auto  # noqa: E402
+from contactlab import cli, figures, params as logged  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 from contactlab.physics import balance_gap  # noqa: E402
 from classify import G, PAPER, classify, load  # noqa: E402
@@ -38,10 +38,14 @@ for mk, mu in (("0", "0"), ("L", mu_large)):
     for adh in ADH:
         ipc[mk, adh] = load(os.path.join(out, f"mu{mu}_{adh}.h5"))
         rcc[mk, adh] = load(os.path.join(out, f"rcc_mu{mu}_{adh}.h5"))
+# the reach of the adhesion as the runs logged it: ipc_adhesion's d̂_a (that of the runs with adhesion,
+# as in analyze.py: a run without adhesion logs NaN), rcc_ipc's debond_dist
+dhat_a = logged.value(ipc["0", "small"]["run"], "dhat_a")
 for key in ipc:
-    cls["ipc", key] = classify(ipc[key], auto.adhesion_distances(ipc[key]["con"])[2], detaches=True)
-    dd = auto.debond_dist(rcc[key]["con"])
-    rcc[key]["debond_dist"] = dd
+    ipc[key]["reach"] = dhat_a
+    cls["ipc", key] = classify(ipc[key], dhat_a, detaches=True)
+    dd = logged.value(rcc[key]["run"], "debond_dist")
+    rcc[key]["debond_dist"] = rcc[key]["reach"] = dd
     cls["rcc", key] = classify(rcc[key], dd, detaches=True)
 
 r0 = rcc["0", "small"]
@@ -72,7 +76,7 @@ for (mk, adh) in ipc:
     mu = "0" if mk == "0" else mu_large
     for nm, rr in (("ipc", ipc), ("rcc", rcc)):
         r = rr[mk, adh]
-        reach = r.get("debond_dist", 2e-3)
+        reach = r["reach"]
 
         def until(x):
             nz = np.nonzero(x > 0)[0]
@@ -95,8 +99,9 @@ for (mk, adh), r in rcc.items():
     mu = "0" if mk == "0" else mu_large
     claims.check(int(r["inter"].max()) == 0, f"rcc μ = {mu}, {adh}: 0 intersections in all {r['nsteps']} steps")
     if adh != "none":
-        ci = ipc[mk, adh]["con"]
-        gp = balance_gap(ci["kappa"], Y * ci["eps_c"], ci["dhat"])
+        ri = ipc[mk, adh]["run"]
+        kappa, eps_c, dhat, dp, da = logged.values(ri, "kappa", "eps_c", "dhat", "dhat_p", "dhat_a")
+        gp = balance_gap(kappa, Y * eps_c, dhat, dp, da)
         claims.check(abs(r["gap0"] - gp) < 1e-9 * r["L"], f"rcc μ = {mu}, {adh}: started at the balance gap {gp:.6e} m "
                      f"(the same as ipc_adhesion's: C_N β² d = Yε_c d/d̂_p below d̂_p)")
         dev = abs(r["an_abs"][0] / ipc[mk, adh]["an_abs"][0] - 1)

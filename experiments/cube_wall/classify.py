@@ -27,7 +27,7 @@ def load(path):
     X, m = run.mesh["X"], run.mesh["mass"]
     tris = run.mesh["surface_faces"]
     ft, fx, fv = run.frames["time"], run.frames["x"], run.frames["v"]
-    r = dict(prm=run.params, scene=sc, con=sc["contact"], X=X, m=m, tris=tris, ft=ft,
+    r = dict(run=run, prm=run.params, scene=sc, con=sc["contact"], X=X, m=m, tris=tris, ft=ft,
              t=run.steps["time"], an=run.probes["adhesion_normal"], at=run.probes["adhesion_tangential"],
              bar=run.probes["barrier"], fr=run.probes["friction"],
              newton=run.steps["newton_iters"], inter=run.steps["intersections"],

@@ -19,4 +19,9 @@ for name, text in (("kappa", "barrier stiffness κ (Pa)"), ("young", "Young's mo
 p.add_argument("dhat_p", type=float, nargs="?", help="peak distance d̂_p (m; default d̂)")
 p.add_argument("dhat_a", type=float, nargs="?", help="activation distance d̂_a (m; default 2 d̂)")
 a = p.parse_args()
-print(f"{balance_gap(a.kappa, a.young * a.eps_c, a.dhat, a.dhat_p, a.dhat_a):.15g}")
+# Computed before the run, so without its logged numbers: the defaults are ipc_adhesion's rule for
+# "auto" d̂_p, d̂_a (cube_wall.json leaves them auto); analyze.py checks the start against the
+# balance gap of the numbers the run logged.
+dp = a.dhat if a.dhat_p is None else a.dhat_p
+da = 2.0 * a.dhat if a.dhat_a is None else a.dhat_a
+print(f"{balance_gap(a.kappa, a.young * a.eps_c, a.dhat, dp, da):.15g}")

@@ -33,7 +33,7 @@ dhat = scene["contact"]["dhat"]
 bodies = scene["bodies"]
 nb = len(bodies)
 E = [b["material"]["E"] for b in bodies]
-kappa = params.kappa(scene)
+kappa = params.value(run, "kappa")  # at the start of the run (as resolved, if the scene leaves it "auto")
 if kappa_log is not None and np.ptp(kappa_log) > 0:
     print(f"note: kappa changed during the run ({kappa_log.min():g} .. {kappa_log.max():g} Pa)")
 

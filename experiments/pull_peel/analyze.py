@@ -19,7 +19,7 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, params as auto, runs  # noqa: E402
+from contactlab import cli, figures, params as logged, runs  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 
 
@@ -151,9 +151,7 @@ def main():
     pull, peel = Case(out, "pull", sfx), Case(out, "peel", sfx)
 
     sc = pull.R.scene
-    con = sc["contact"]
-    dhat, dp, da = auto.adhesion_distances(con)
-    eps_c = con["eps_c"]
+    dp, da, eps_c, mu_a = logged.values(pull.R, "dhat_p", "dhat_a", "eps_c", "mu_a")  # as the run logged them
     Y = min(b["material"]["E"] for b in sc["bodies"])
     size = sc["bodies"][1]["mesh"]["size"]
     assert sc["bodies"][0]["mesh"]["size"] == size, "the plates must have the same size"
@@ -163,7 +161,7 @@ def main():
     
     print(f"plates {size[0]:g} x {size[1]:g} x {size[2]:g} m, cells {sc['bodies'][1]['mesh']['cells']}, "
           f"{len(pull.R.X)} vertices, {len(pull.R.pairs)} interface pairs ({int(pull.R.rim.sum())} on the rim); "
-          f"E = {Y:g} Pa, eps_c = {eps_c:g}, mu_a = {con.get('mu_a', 0):g}; d̂ = d̂_p = {dp:g} m, d̂_a = {da:g} m")
+          f"E = {Y:g} Pa, eps_c = {eps_c:g}, mu_a = {mu_a:g}; d̂ = d̂_p = {dp:g} m, d̂_a = {da:g} m")
     print(f"Y·eps_c = {Y * eps_c:g} Pa, contact face area A = {A:g} m², Y·eps_c·A = {F_th:g} N")
     for c in (pull, peel):
         print(f"{c.name}: ramp {len(c.R.t)} steps of {c.R.scene['time']['dt']:g} s (Newton {c.R.newton.sum()} iters, "

@@ -19,7 +19,7 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, params as auto  # noqa: E402
+from contactlab import cli, figures, params as logged  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 from contactlab.physics import vertex_areas  # noqa: E402
 from analyze import Case, Run  # noqa: E402
@@ -64,24 +64,22 @@ def main():
     pull, peel = RccRun(os.path.join(out, f"pull_rcc{sfx}.h5"), "pull"), RccRun(os.path.join(out, f"peel_rcc{sfx}.h5"), "peel")
     ipull, ipeel = Case(out, "pull", sfx), Case(out, "peel", sfx)
 
-    con = pull.scene["contact"]
-    cn, ct, W, eta = con["c_n"], con["c_t"], con["w"], con["eta"]
+    cn, ct, W, eta, rate, beta0 = logged.values(pull, "c_n", "c_t", "w", "eta", "r", "beta0")  # as the run logged them
     h = pull.scene["time"]["dt"]
     dstar = np.sqrt(W / cn)
-    dd = auto.debond_dist(con)
+    dd = logged.value(pull, "debond_dist")  # auto: twice d*
     size = pull.scene["bodies"][1]["mesh"]["size"]
     A = size[0] * size[2]
     A_eff = face_area_eff(pull)
     T = np.sqrt(cn * W)
     F_th = T * A_eff
-    icon = ipull.R.scene["contact"]
     Y = min(b["material"]["E"] for b in ipull.R.scene["bodies"])
-    ye = Y * icon["eps_c"]
-    dp = auto.adhesion_distances(icon)[1]
+    ye = Y * logged.value(ipull.R, "eps_c")
+    dp, da = logged.values(ipull.R, "dhat_p", "dhat_a")
     claims = Claims()
     
-    print(f"rcc_ipc: C_N = {cn:g} N/m³, C_T = {ct:g} N/m³, W = {W:g} J/m², η = {eta:g} J·s/m², r = {con.get('r', 0):g}, "
-          f"β0 = {con.get('beta0', 1):g}; h = {h:g} s, h·W/η = {h * W / eta:.3g}")
+    print(f"rcc_ipc: C_N = {cn:g} N/m³, C_T = {ct:g} N/m³, W = {W:g} J/m², η = {eta:g} J·s/m², r = {rate:g}, "
+          f"β0 = {beta0:g}; h = {h:g} s, h·W/η = {h * W / eta:.3g}")
     print(f"  √(C_N W) = {T:g} Pa (ipc_adhesion Y·ε_c = {ye:g} Pa) at d* = √(W/C_N) = {dstar * 1e3:g} mm "
           f"(d̂_p = {dp * 1e3:g} mm); debond_dist = {dd * 1e3:g} mm")
     print(f"  lower plate's top face: A = {A:g} m², vertex-quadrature area A_eff = {A_eff:.5f} m² ({A_eff / A:.4f} A); "
@@ -124,7 +122,7 @@ def main():
                  f"{1e3 * (tde[iq[1]] - peel.t_peak):.1f} ms, centre {1e3 * (tde[icen] - peel.t_peak):.1f} ms after the peak)")
 
     # ---- both models side by side ----
-    itdp, itde = ipull.debond_times(2 * dp), ipeel.debond_times(2 * dp)
+    itdp, itde = ipull.debond_times(dd), ipeel.debond_times(dd)
     print("\nboth models (ipc_adhesion: ramp 10 ms + fine pass 0.5 ms; rcc_ipc: one pass of %g ms)" % (1e3 * h))
     print(f"{'':44s} {'ipc_adhesion':>14s} {'rcc_ipc':>14s}")
 
@@ -158,11 +156,11 @@ def main():
         print(f"  {nm:12s}  " + " ".join(f"{1e3 * (v - tp):6.1f}" for v in td))
 
     if not args.no_plot:
-        plot(out, ipull, ipeel, pull, peel, F_th, ye * A, dp, dstar, dd, cn, W, A_eff, itde, tde)
+        plot(out, ipull, ipeel, pull, peel, F_th, ye * A, dp, da, dstar, dd, cn, W, A_eff, itde, tde)
     return claims.summary()
 
 
-def plot(out, ipull, ipeel, pull, peel, F_th, F_ipc, dp, dstar, dd, cn, W, A_eff, itde, tde):
+def plot(out, ipull, ipeel, pull, peel, F_th, F_ipc, dp, da, dstar, dd, cn, W, A_eff, itde, tde):
     plt = figures.pyplot()
     if not plt:
         return
@@ -203,7 +201,7 @@ def plot(out, ipull, ipeel, pull, peel, F_th, F_ipc, dp, dstar, dd, cn, W, A_eff
     gr = np.array([pull.gaps(j)[~pull.rim].mean() for j in range(1, len(pull.tf))])
     ax.plot(gr / dstar, pull.tot, "s--", color="C2", ms=2.5, lw=1, mfc="none", label="rcc_ipc pull")
     gg = np.linspace(1e-3, 2.0, 400)
-    ax.plot(gg, F_ipc * np.where(gg <= 1, gg, 2 - gg), "k:", lw=0.9, label="ipc_adhesion law × A (peak Y·ε_c at d̂_p)")
+    ax.plot(gg, F_ipc * np.where(gg <= 1, gg, np.maximum(da / dp - gg, 0.0) / (da / dp - 1)), "k:", lw=0.9, label="ipc_adhesion law × A (peak Y·ε_c at d̂_p)")
     lim = np.where(gg <= 1, gg, gg ** -3.0) * F_th
     ax.plot(gg, lim, "k--", lw=0.9, label="RCC η→0 limit × A_eff (C_N d, then W²/(C_N d³))")
     ax.axvline(dd / dstar, color="C2", ls=":", lw=0.8)
@@ -218,7 +216,7 @@ def plot(out, ipull, ipeel, pull, peel, F_th, F_ipc, dp, dstar, dd, cn, W, A_eff
     ax = axs[1, 1]
     ax.plot(1e3 * peel.cols, 1e3 * (itde - ipeel.t_peak), "o-", color="C3", label="ipc_adhesion peel")
     ax.plot(1e3 * peel.cols, 1e3 * (tde - peel.t_peak), "s--", color="C3", mfc="none", label="rcc_ipc peel")
-    itdp = ipull.debond_times(2 * dp)
+    itdp = ipull.debond_times(dd)
     tdp = pull.debond_times(dd)
     ax.plot(1e3 * pull.cols, 1e3 * (itdp - ipull.t_peak), "o-", color="C0", label="ipc_adhesion pull")
     ax.plot(1e3 * pull.cols, 1e3 * (tdp - pull.t_peak), "s--", color="C0", mfc="none", label="rcc_ipc pull")

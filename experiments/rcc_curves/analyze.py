@@ -18,7 +18,7 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, params as auto, physics, runs as runfiles  # noqa: E402
+from contactlab import cli, figures, params as logged, physics, runs as runfiles  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 
 args = cli.parser(__doc__, "plots/out/rcc_curves").parse_args()
@@ -27,13 +27,14 @@ claims = Claims()
 
 
 # ---------------------------------------------------------------- the law (paper 000 eq. 5–9)
-def law(scene):
-    c = scene["contact"]
-    L = dict(cn=c["c_n"], ct=c["c_t"], w=c["w"], eta=c["eta"], r=c.get("r", 0.0), p0=c.get("p0", 1e3),
-             dhat=c["dhat"], kappa=c["kappa"], h=scene["time"]["dt"])
+def law(run):
+    """The law's parameters as the run logged them (/model/<model>: bond_dist, debond_dist as resolved)."""
+    names = dict(cn="c_n", ct="c_t", w="w", eta="eta", r="r", p0="p0", dhat="dhat", kappa="kappa",
+                 bond="bond_dist", debond="debond_dist")
+    L = {k: logged.value(run, n) for k, n in names.items()}
+    L["h"] = run.scene["time"]["dt"]
     L["dstar"] = math.sqrt(L["w"] / L["cn"])  # d* = √(W/C_N): β starts to fall
     L["peak"] = math.sqrt(L["cn"] * L["w"])   # √(C_N W): the limit's peak traction
-    L["debond"] = auto.debond_dist(c)
     return L
 
 
@@ -80,7 +81,7 @@ def load(path):
     assert len(r["tf"]) == len(r["t"]) + 1 and np.allclose(r["tf"][1:], r["t"]), "frames must be logged every step"
     ob = r["scene"]["obstacles"][0]
     assert ob["type"] == "halfspace" and list(ob["point"]) == [0, 0, 0] and list(ob["normal"]) == [0, 1, 0]
-    L = r["L"] = law(r["scene"])
+    L = r["L"] = law(run)
     # the model's area weight of a surface vertex against a half-space: its whole surface area share,
     # 1/3 of the rest area of its surface triangles (core/mesh.c), so the rim vertices of the bottom
     # face also carry 1/3 of the side faces' triangles
@@ -112,7 +113,7 @@ def replay(r):
     L = r["L"]
     d, ux, uz = r["d_v"], r["ux_v"], r["uz_v"]
     N = len(r["t"])
-    beta = np.where(d[0] < r["scene"]["contact"].get("bond_dist", L["dhat"]), 1.0, 0.0)
+    beta = np.where(d[0] < L["bond"], 1.0, 0.0)
     alive = beta > 0
     Tn, Tt, bm, stored = np.zeros(N), np.zeros(N), np.zeros(N), np.zeros(N)
     for n in range(N):

@@ -14,7 +14,7 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, physics, runs as runfiles  # noqa: E402
+from contactlab import cli, figures, params as logged, physics, runs as runfiles  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 
 args = cli.parser(__doc__, "plots/out/rcc_stability").parse_args()
@@ -35,9 +35,10 @@ def load(path):
     for k in ("beta_mean", "beta_min", "beta_max", "beta_clamped", "rcc_pairs", "rcc_bonded"):
         r[k] = g[k]
     r["hist"] = np.stack([g[f"beta_hist_{i}"] for i in range(10)], axis=1)
-    c = sc["contact"]
-    r.update(h=sc["time"]["dt"], cn=c["c_n"], ct=c["c_t"], W=c["w"], eta=c["eta"], r=c["r"], p0=c["p0"],
-             dhat=c["dhat"], kappa=c["kappa"], bond=c["bond_dist"], beta0=c.get("beta0", 1.0))
+    # the law's parameters as the run logged them (/model/<model>: bond_dist, debond_dist as resolved)
+    names = dict(cn="c_n", ct="c_t", W="w", eta="eta", r="r", p0="p0", dhat="dhat", kappa="kappa",
+                 bond="bond_dist", debond="debond_dist", beta0="beta0")
+    r.update({k: logged.value(run, n) for k, n in names.items()}, h=sc["time"]["dt"])
     # the contact quadrature (core/mesh.c): a surface vertex carries 1/3 of the rest area of its
     # surface triangles; the rim vertices of the bottom face also carry part of the side faces
     X = r["X"]
@@ -73,7 +74,7 @@ def replay(P):
     beta = np.where(x0[:, 1] < P["bond"], P["beta0"], 0.0)  # beta0 within bond_dist at t = 0
     alive = np.ones(len(b), bool)
     detect = max(P["dhat"], P["bond"])
-    debond = 2 * np.sqrt(P["W"] / P["cn"])
+    debond = P["debond"]
     R = {k: np.zeros(nst) for k in ("mean", "min", "max", "pairs", "clamped")}
     R["beta"] = np.zeros((nst, len(b)))
     R["raw"] = np.zeros((nst, len(b)))  # the unclamped β + h β̇

@@ -11,7 +11,7 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, params as auto, runs as runfiles  # noqa: E402
+from contactlab import cli, figures, params as logged, runs as runfiles  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 
 args = cli.parser(__doc__, "plots/out/threshold_ablation").parse_args()
@@ -39,7 +39,7 @@ for name in ORDER:
     r["y"] = np.array([run.probes[f"c{k}"][:, 1] for k in range(len(cubes))])
     r["adh"] = np.array([run.probes[f"adh{k}"] for k in range(len(cubes))])
     r["lift"] = run.probes["lift_force"]
-    dhat, dp, da = auto.adhesion_distances(sc["contact"])
+    dhat, dp, da = logged.values(run, "dhat", "dhat_p", "dhat_a")  # as the run logged them
     r.update(name=name, dhat=dhat, da=da, dp=dp, tol=sc["solver"]["newton_tol"])
     g = -sc["gravity"][1]
     r["m"] = np.array([r["mass"][r["body"] == i].sum() for i in cubes])

@@ -17,7 +17,12 @@ ap.add_argument("dhat", type=float, metavar="DHAT", help="the barrier distance d
 args = ap.parse_args()
 with open(args.scene) as f:
     scene = json.load(f)
-kappa = scene["contact"]["kappa"]
+# computed before the run: the scene's κ as given (a run file would log the resolved number, but
+# there is none yet); "auto" has no value here
+kappa = scene["contact"].get("kappa", "auto")
+if not isinstance(kappa, (int, float)):
+    sys.exit(f"gaps.py: {args.scene}: contact.kappa is {kappa!r}: the gaps need the scene to give κ as a number "
+             f"(an \"auto\" κ is resolved by the model only when the run starts)")
 g = -scene["gravity"][1]
 
 for i, b in enumerate(scene["bodies"]):

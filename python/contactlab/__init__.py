@@ -8,7 +8,7 @@ experiments").
     figures  matplotlib with the Agg backend and a save helper
     physics  the laws the analyses evaluate independently of the C code (barrier, adhesion,
              quadrature weights, best-fit rotation, bisection)
-    params   model parameters logged as "auto", resolved by the models' rules
+    params   the model's parameters as the run used them ("auto" ones as the numbers resolved)
 
 Nothing to install: a script inserts this folder's parent (the repository's python/) into
 sys.path relative to its own file, e.g. from experiments/<name>/analyze.py

@@ -1,47 +1,43 @@
-"""params.py — model parameters that a run logs as "auto", resolved by the models' own rules.
+"""params.py — a model's parameters as the run used them: the attributes of /model/<model>.
 
-The resolved scene (root attribute scene_json) and the attributes of /model/<model> keep the
-string "auto" where the scene left a parameter to the model; the analyses need the numbers. Each
-function takes a contact dict (run.scene["contact"], or run.params) and applies the rule of the
-C code cited, so that a future run file with the resolved numbers only changes this module.
+    kappa = params.value(run, "kappa")                            # a float
+    dhat, dp, da = params.values(run, "dhat", "dhat_p", "dhat_a")
+
+A run file holds every parameter of its model as the model runs with it (run.params); those the
+scene left "auto" are the numbers the model's init resolved, their names listed in the group's
+string attribute "auto" (the resolved scene, root attribute scene_json, keeps the string "auto").
+The analyses read these numbers and do not re-derive the models' rules. In particular:
+  kappa          κ at the start of the run (auto: kappa_scale × the smallest Young's modulus); an
+                 auto κ may be doubled during the run: /model/<model>/kappa logs it per step
+  ipc_adhesion   dhat_a, dhat_p, s_p (= dhat_p/dhat_a) and eps_a; NaN when adhesion is off (eps_c = 0);
+                 young_obstacle stays NaN when auto (its rule is per pair)
+  rcc_ipc        bond_dist, debond_dist and its IPC parameters
+A run file written before the resolved numbers were logged has the string "auto" there; value()
+then fails and says so (re-run with a current build).
 """
-import math
 
 
-def _given(contact, key):
-    return contact.get(key, "auto") != "auto"
+def value(run, name):
+    """The parameter name of the run's model (a runs.Run) as a float; NaN where the model leaves it
+    unresolved (see above). ValueError if the run file has no such number."""
+    p = run.params
+    where = f"{run.path}: {run.attrs.get('model_group', '/model')}"
+    old = "family" not in p  # the attribute came with the resolved numbers
+    if name not in p:
+        raise ValueError(f"{where} has no parameter {name!r}"
+                         + (" (a run file from before the models' parameters were logged in full: re-run with a "
+                            "current build)" if old else f" (model {run.attrs.get('model')})"))
+    v = p[name]
+    if isinstance(v, bytes):
+        v = v.decode()
+    if v == "auto":
+        raise ValueError(f"{where}: {name} is logged as \"auto\", not the number the model resolved: a run file "
+                         f"from before the resolved parameters were logged; re-run with a current build")
+    if isinstance(v, str):
+        raise ValueError(f"{where}: {name} is the choice {v!r}, not a number")
+    return float(v)
 
 
-def adhesion_distances(contact):
-    """(d̂, d̂_p, d̂_a) of ipc_adhesion (models/ipc_adhesion/ipc_adhesion.c, adhesion_init):
-    d̂_a = 2 d̂ unless given; d̂_p = dhat_p if given, else s_p·d̂_a if s_p is given, else d̂."""
-    dhat = contact["dhat"]
-    da = contact["dhat_a"] if _given(contact, "dhat_a") else 2 * dhat
-    if _given(contact, "dhat_p"):
-        dp = contact["dhat_p"]
-    elif _given(contact, "s_p"):
-        dp = contact["s_p"] * da
-    else:
-        dp = dhat
-    return dhat, dp, da
-
-
-def eps_a(contact):
-    """ε_a of ipc_adhesion's tangential adhesion: eps_v unless given (adhesion_init)."""
-    return contact["eps_a"] if _given(contact, "eps_a") else contact["eps_v"]
-
-
-def debond_dist(contact):
-    """rcc_ipc's debond_dist: twice the reference gap d* = √(W/C_N) unless given
-    (models/rcc_ipc/rcc_ipc.c, init)."""
-    return contact["debond_dist"] if _given(contact, "debond_dist") else 2 * math.sqrt(contact["w"] / contact["c_n"])
-
-
-def kappa(scene):
-    """The barrier stiffness κ at the start of a run (ipc_init): kappa if given, else kappa_scale
-    times the smallest Young's modulus of the bodies with a material (the model may double an
-    "auto" κ during the run: /model/<model>/kappa logs it per step)."""
-    c = scene["contact"]
-    if _given(c, "kappa"):
-        return c["kappa"]
-    return c.get("kappa_scale", 0.1) * min(b["material"]["E"] for b in scene["bodies"] if "material" in b)
+def values(run, *names):
+    """value(run, name) for each name, as a tuple."""
+    return tuple(value(run, n) for n in names)

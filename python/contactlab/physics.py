@@ -57,12 +57,10 @@ def bisect(above, lo, hi, n=200):
     return 0.5 * (lo + hi)
 
 
-def balance_gap(kappa, yeps, dhat, dp=None, da=None):
+def balance_gap(kappa, yeps, dhat, dp, da):
     """The gap where the barrier pressure κ(−b′(d)) equals the adhesion pressure a′(d) (Fang et
-    al. adhesion, yeps = Y·ε_c, d̂_p = dp or d̂, d̂_a = da or 2 d̂): below it the barrier wins.
-    d̂ when there is no adhesion (the barrier's force vanishes from d̂ on)."""
-    dp = dhat if dp is None else dp
-    da = 2.0 * dhat if da is None else da
+    al. adhesion, yeps = Y·ε_c, peak at d̂_p = dp, zero from d̂_a = da on): below it the barrier
+    wins. d̂ when there is no adhesion (the barrier's force vanishes from d̂ on; dp, da unused)."""
     if yeps == 0.0:
         return dhat
     repels = lambda d: barrier_pressure_float(d, dhat, kappa) > adhesion_pressure(d, yeps, dp, da)  # noqa: E731

@@ -10,8 +10,11 @@
     run.attrs["model"], run.attrs["threads"]            # every root attribute
 
 The whole file is read when it is loaded (the experiments' files are a few MB); read() takes a
-few datasets by path without the rest. Parameters the scene gives as "auto" are logged as the
-string "auto" (see params.py).
+few datasets by path without the rest. run.params holds every parameter of the model as the run
+used it: those the scene leaves "auto" as the numbers the model resolved (NaN where it resolves
+none), their names in run.params["auto"] (comma-separated; absent if none), the model's family ("energy" or
+"constraint") in run.params["family"]; params.value(run, name) reads one as a float. The scene
+(run.scene) keeps "auto" as given.
 """
 import glob
 import json
@@ -38,8 +41,9 @@ def _datasets(f, group):
 
 class Run:
     """Everything one run file holds: steps, probes, mesh, frames and model series as
-    {name: numpy array}; params: the attributes of the model's group (its parameters as
-    given, "auto" included); attrs: the root attributes; scene: the resolved scene, parsed."""
+    {name: numpy array}; params: the attributes of the model's group (its parameters as the
+    model ran with them, "auto" ones resolved, and the attributes auto and family); attrs: the
+    root attributes; scene: the resolved scene, parsed (with "auto" as given)."""
 
     def __init__(self, path):
         self.path = path
