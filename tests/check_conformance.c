@@ -2,7 +2,9 @@
  * registered contact model must pass, in the style of SUNDIALS' test_sunlinsol.c (one generic
  * test driver run against every implementation). A model joins with ONE line in MODELS[]; a
  * registered model without a line fails test_registry_covered. Further lines for the same model
- * test other parameter configurations (labelled name#k in the output).
+ * test other parameter configurations (labelled name#k in the output). test_registry_covered prints
+ * the table with each line's family (ct_model_type.family: energy | constraint) and guarantee
+ * (ct_model_type.guarantees: intersection_free or -), which decide the checks that apply below.
  *
  * The same scenes are used for every model, in 2D and 3D: a block "bottom" just above a tilted
  * half-space "ground" (its lowest vertex at 0.4 D̂, D̂ = 1 cm; only part of its bottom face is
@@ -41,10 +43,35 @@
  *                  ground, and under a rotation + translation of a scene without obstacles
  *                  (half-spaces are fixed in space); x and x_prev move together.
  *   determinism    Energy, gradient and Hessian triplets bitwise equal with 1 and 2 threads; two
- *                  simulations (1 and 2 threads) stepped 5 times give bitwise equal positions,
- *                  intersection-free after every step for models with max_step.
- * Checks needing ops a model lacks are skipped with a message (constraint-family models have no
- * energy ops); "none" only takes the determinism check.
+ *                  simulations (1 and 2 threads) stepped 5 times (CONF_MOVING) give bitwise equal
+ *                  positions and contact impulses (sim->r_contact; a constraint model must return a
+ *                  nonzero one), intersection-free after every step for models that declare
+ *                  CT_GUARANTEE_INTERSECTION_FREE (today: the energy models with max_step); for the
+ *                  others the intersection count is a metric (printed).
+ *   constraint     Constraint-family models only, through the real ct_sim_step, CONF_CSTEPS = 10 steps
+ *                  of the CONF_PUSH scene: the bottom block thrown into the tilted ground (without
+ *                  contact its lowest vertex would end the first step ~4.8 mm behind it), the top block
+ *                  CONF_LIFT = 0.2 m higher, out of reach (so a vertex–half-space model and a future
+ *                  body–body one see the same contacts: the ground's). J = I, so the impulse on surface
+ *                  vertex k is r_k, r at its q-dofs; n the ground normal, lambda_k = n.r_k,
+ *                  r_t = r_k − lambda_k n, gap_k the ground distance after the step; scales Lambda =
+ *                  max_k |r_k| of the step, G = h |v0| + h² |g| (one step's motion); tol = the line's
+ *                  ctol (default CONF_CTOL = 1e-12, an exact solve). After every step:
+ *                    complementarity  lambda_k ≥ −tol Lambda, gap_k ≥ −tol G, |lambda_k gap_k| ≤
+ *                                     tol Lambda G;
+ *                    friction cone    |r_t| ≤ mu lambda_k + tol Lambda (mu: the model's "mu"
+ *                                     parameter, 0 without one);
+ *                    away from contact r = 0 exactly on interior vertices and on the top block;
+ *                    report vs r      per body, the sum over partners and categories of the force
+ *                                     report = Σ of r over its q-dofs / h, and the report is
+ *                                     antisymmetric (1e-12 of Σ|r|/h);
+ *                    contact acts     the bottom block gets a nonzero normal impulse in the first step
+ *                                     and, by the gap check, does not penetrate: a model returning r = 0
+ *                                     fails (the block ends the first step 4.8 mm behind the ground).
+ * Checks needing ops a model lacks are skipped with a message naming the family: constraint-family
+ * models have no energy ops (derivatives, max_step, invariance, determinism (a)), and their force
+ * report is that of the last step's impulses, not a function of x, so reach and action/reaction are
+ * checked on real steps (constraint) instead. "none" only takes the determinism check.
  */
 #include "ct_test_util.h"
 
@@ -74,23 +101,28 @@ typedef struct conf_model {
     int nonconvex;       /* 1: pair energies are not convex even where the distance is linear in x
                             (adhesion: a'' < 0 on (d̂_p, d̂_a), f_t' < 0 beyond ε_a h), so the
                             body–ground configuration checks H − H_fd ⪰ 0 instead of H = H_fd */
+    double ctol;         /* constraint family: relative accuracy of the returned impulses (sign, cone,
+                            gap, complementarity; 0: CONF_CTOL, that of an exact solve) */
 } conf_model;
 
 static const conf_model MODELS[] = {
-    {"none", "", 0.0, 0},
-    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2", 1e-2, 0},
-    {"ipc_adhesion", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2", 1e-2, 0},
+    {"none", "", 0.0, 0, 0},
+    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2", 1e-2, 0, 0},
+    {"ipc_adhesion", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2", 1e-2, 0, 0},
     /* further configurations of a registered model: one line each */
-    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"collision_set\": \"ipc2020\"", 1e-2, 0},
-    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"ee_weight\": \"area\"", 1e-2, 0},
+    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"collision_set\": \"ipc2020\"", 1e-2, 0, 0},
+    {"ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"ee_weight\": \"area\"", 1e-2, 0, 0},
     /* adhesion on: normal (Y ε_c = 5e4 Pa with the suite's E = 1e5 Pa) and tangential; reach d̂_a = 2 d̂ */
-    {"ipc_adhesion", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"eps_c\": 0.5, \"mu_a\": 1.0", 2e-2, 1},
+    {"ipc_adhesion", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"eps_c\": 0.5, \"mu_a\": 1.0", 2e-2, 1, 0},
     {"ipc_adhesion", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"eps_c\": 0.5, \"mu_a\": 0.5, "
-                     "\"adhesion_variant\": \"squared\", \"s_p\": 0.6, \"eps_a\": 2e-2", 2e-2, 1},
+                     "\"adhesion_variant\": \"squared\", \"s_p\": 0.6, \"eps_a\": 2e-2", 2e-2, 1, 0},
     /* RCC on IPC: pairs within d̂ at x_prev bond with β₀ = 1 (C_N d̂ = 1e4 Pa, reference gap 7 mm);
      * debond_dist = d̂, so that bonds made at 0.9 reach are dropped at 1.02 reach */
     {"rcc_ipc", "\"dhat\": 1e-2, \"kappa\": 1e4, \"mu\": 0.3, \"eps_v\": 1e-2, \"c_n\": 1e6, \"c_t\": 5e5, "
-                "\"w\": 50, \"eta\": 1, \"r\": 1e-3, \"p0\": 1e4, \"debond_dist\": 1e-2", 1e-2, 0},
+                "\"w\": 50, \"eta\": 1, \"r\": 1e-3, \"p0\": 1e4, \"debond_dist\": 1e-2", 1e-2, 0, 0},
+    /* the constraint family's test model: frictionless vertex–half-space contact, the LCP solved exactly;
+     * contacts form within the margin (at the start or at the end of the unconstrained step) */
+    {"lcp_halfspace", "\"margin\": 1e-3", 1e-3, 0, 0},
 };
 enum { NMODELS = (int)(sizeof MODELS / sizeof MODELS[0]), NCASES = 2 * NMODELS };
 
@@ -102,9 +134,16 @@ enum { NMODELS = (int)(sizeof MODELS / sizeof MODELS[0]), NCASES = 2 * NMODELS }
 #define CONF_GROUND (0.4 * CONF_DHAT)  /* bottom block's closest vertex above the ground */
 #define CONF_SLIP 1e-4                 /* tangential slip scale of the friction tests (m) */
 #define CONF_DT 0.01
+#define CONF_LIFT 0.2                  /* CONF_PUSH: the top block this much higher (m) */
+#define CONF_CTOL 1e-12                /* default conf_model.ctol */
+#define CONF_CSTEPS 10                 /* steps of the constraint checks */
 #define CONF_PI 3.14159265358979323846
 
-enum { CONF_OBSTACLE = 1u << 0, CONF_MOVING = 1u << 1, CONF_PARALLEL = 1u << 2 };
+/* CONF_MOVING: gravity, the top block thrown down and sideways onto the bottom one. CONF_PUSH:
+ * gravity, the bottom block thrown into the ground (CONF_PUSH_V), the top block CONF_LIFT higher and
+ * at rest, far from everything during the constraint checks' steps. */
+enum { CONF_OBSTACLE = 1u << 0, CONF_MOVING = 1u << 1, CONF_PARALLEL = 1u << 2, CONF_PUSH = 1u << 3 };
+static const double CONF_PUSH_V[3] = {0.3, -0.8, 0.2};
 enum { BOTTOM = 0, TOP = 1 };
 
 /* Geometries of the top block: rotated (about the origin, before its translation) by
@@ -176,11 +215,16 @@ static void scene_json(char *buf, size_t n, int dim, const conf_model *cm, unsig
         if (q[1] < low[1]) memcpy(low, q, sizeof low);
     }
     for (int i = 0; i < 3; ++i) tr[i] = CORNER_TARGET[i] - low[i];
+    const int push = (flags & CONF_PUSH) != 0;
+    if (push) tr[1] += CONF_LIFT;
     ground_normal(dim, nrm);
     /* the bottom face corner with the smallest n.x is (-0.1, -0.1, -0.1): put it at CONF_GROUND */
     for (int i = 0; i < 3; ++i) gp[i] = -0.1 - CONF_GROUND * nrm[i];
     const int moving = (flags & CONF_MOVING) != 0;
-    char contact[512], obst[512] = "", top_mesh[512], vel[128] = "";
+    char contact[512], obst[512] = "", top_mesh[512], vel[128] = "", bvel[128] = "";
+    if (push && dim == 2) snprintf(bvel, sizeof bvel, ", \"velocity\": [%g, %g]", CONF_PUSH_V[0], CONF_PUSH_V[1]);
+    if (push && dim == 3)
+        snprintf(bvel, sizeof bvel, ", \"velocity\": [%g, %g, %g]", CONF_PUSH_V[0], CONF_PUSH_V[1], CONF_PUSH_V[2]);
     snprintf(contact, sizeof contact, "\"model\": \"%s\"%s%s", cm->name, cm->contact[0] ? ", " : "", cm->contact);
     if (flags & CONF_OBSTACLE) {
         if (dim == 2)
@@ -212,14 +256,15 @@ static void scene_json(char *buf, size_t n, int dim, const conf_model *cm, unsig
     snprintf(buf, n,
              "{\"name\": \"conformance\", \"dim\": %d, \"time\": {\"dt\": %g, \"duration\": %g}, "
              "\"gravity\": %s, \"solver\": {\"threads\": %d}, \"contact\": {%s}, \"bodies\": ["
-             "{\"name\": \"bottom\", \"mesh\": %s, %s}, "
+             "{\"name\": \"bottom\", \"mesh\": %s, %s%s}, "
              "{\"name\": \"top\", \"mesh\": %s, %s%s}]%s}",
-             dim, CONF_DT, 5 * CONF_DT, moving ? (dim == 2 ? "[0, -9.81]" : "[0, -9.81, 0]") : (dim == 2 ? "[0, 0]" : "[0, 0, 0]"),
+             dim, CONF_DT, (push ? CONF_CSTEPS : 5) * CONF_DT,
+             moving || push ? (dim == 2 ? "[0, -9.81]" : "[0, -9.81, 0]") : (dim == 2 ? "[0, 0]" : "[0, 0, 0]"),
              threads, contact,
              dim == 2 ? "{\"generator\": \"rect\", \"size\": [0.2, 0.1], \"cells\": [4, 1], \"origin\": [-0.1, -0.1]}"
                       : "{\"generator\": \"box\", \"size\": [0.2, 0.1, 0.2], \"cells\": [4, 1, 4], \"origin\": "
                         "[-0.1, -0.1, -0.1]}",
-             mat, top_mesh, mat, vel, obst);
+             mat, bvel, top_mesh, mat, vel, obst);
 }
 
 /* One model in one dimension on one scene. */
@@ -422,6 +467,14 @@ START_TEST(test_registry_covered)
     }
     for (int i = 0; i < NMODELS; ++i) ck_assert_ptr_nonnull(ct_model_find(MODELS[i].name));
     printf("conformance: %d models in the table, all registered; registry fully covered\n", NMODELS);
+    /* the table: which checks apply follows from the family and the guarantees */
+    printf("  %-3s %-14s %-10s %-17s %-8s %s\n", "#", "model", "family", "guarantee", "reach", "contact");
+    for (int i = 0; i < NMODELS; ++i) {
+        const ct_model_type *t = ct_model_find(MODELS[i].name);
+        printf("  %-3d %-14s %-10s %-17s %-8.3g {%s}\n", i, t->name, ct_model_family_name(t->family),
+               t->guarantees & CT_GUARANTEE_INTERSECTION_FREE ? "intersection_free" : "-", MODELS[i].reach,
+               MODELS[i].contact);
+    }
     ck_assert_int_eq(missing, 0);
 }
 END_TEST
@@ -678,7 +731,8 @@ START_TEST(test_derivatives)
     conf_case c;
     case_open(&c, case_model(j), case_dim(j), CONF_OBSTACLE | (geom == GEOM_PARALLEL ? CONF_PARALLEL : 0u), 1);
     if (!has_energy_ops(c.m)) {
-        printf("derivatives %s: skipped (no energy/gradient/hessian ops)\n", c.label);
+        printf("derivatives %s: skipped (%s family: no energy/gradient/hessian ops)\n", c.label,
+               ct_model_family_name(c.m->family));
         case_close(&c);
         return;
     }
@@ -807,7 +861,7 @@ START_TEST(test_max_step)
     conf_case c;
     case_open(&c, case_model(_i), case_dim(_i), CONF_OBSTACLE, 1);
     if (!c.m->max_step) {
-        printf("max_step %s: skipped (no max_step op)\n", c.label);
+        printf("max_step %s: skipped (%s family: no max_step op)\n", c.label, ct_model_family_name(c.m->family));
         case_close(&c);
         return;
     }
@@ -879,6 +933,12 @@ START_TEST(test_no_force_beyond_reach)
 {
     conf_case c;
     case_open(&c, case_model(_i), case_dim(_i), CONF_OBSTACLE, 1);
+    if (c.m->family == CT_FAMILY_CONSTRAINT) {
+        printf("reach %s: skipped (constraint family: its forces are the last step's impulses, not a function of "
+               "x; test_constraint requires r = 0 on the block far from everything)\n", c.label);
+        case_close(&c);
+        return;
+    }
     if (!has_energy_ops(c.m) && !c.m->forces) {
         printf("reach %s: skipped (no energy or forces ops)\n", c.label);
         case_close(&c);
@@ -950,6 +1010,12 @@ START_TEST(test_action_reaction)
 {
     conf_case c;
     case_open(&c, case_model(_i), case_dim(_i), CONF_OBSTACLE, 1);
+    if (c.m->family == CT_FAMILY_CONSTRAINT) {
+        printf("action/reaction %s: skipped here (constraint family: the report is that of the last step's "
+               "impulses; test_constraint checks it after real steps)\n", c.label);
+        case_close(&c);
+        return;
+    }
     if (!c.m->forces) {
         printf("action/reaction %s: skipped (no forces op)\n", c.label);
         case_close(&c);
@@ -1102,7 +1168,7 @@ START_TEST(test_invariance)
     conf_case c;
     case_open(&c, mi, dim, CONF_OBSTACLE, 1);
     if (!has_energy_ops(c.m)) {
-        printf("invariance %s: skipped (no energy ops)\n", c.label);
+        printf("invariance %s: skipped (%s family: no energy ops)\n", c.label, ct_model_family_name(c.m->family));
         case_close(&c);
         return;
     }
@@ -1194,26 +1260,166 @@ START_TEST(test_determinism)
     case_open(&c2, mi, dim, CONF_OBSTACLE | CONF_MOVING, 2);
     ct_diag d;
     ct_diag_init(&d);
-    int newton = 0;
+    int newton = 0, nonzero_r = 0, inter = 0;
+    const int guaranteed = (c1.m->guarantees & CT_GUARANTEE_INTERSECTION_FREE) != 0;
     for (int s = 0; s < 5; ++s) {
         ct_status st1 = ct_sim_step(c1.sim, &d), st2 = ct_sim_step(c2.sim, &d);
         if (st1 != CT_OK || st2 != CT_OK) ct_diag_print(&d, stderr, "step: ");
         ck_assert_int_eq(st1, CT_OK);
         ck_assert_int_eq(st2, CT_OK);
         ck_assert(memcmp(c1.sim->x, c2.sim->x, nd * sizeof(double)) == 0);
+        /* the constraint family's impulses too (zero for the energy family) */
+        ck_assert(memcmp(c1.sim->r_contact, c2.sim->r_contact, (size_t)c1.sim->ndof * sizeof(double)) == 0);
+        for (int i = 0; i < c1.sim->ndof; ++i) nonzero_r += c1.sim->r_contact[i] != 0.0;
         newton += c1.sim->last.newton_iters;
-        if (c1.m->max_step) { /* barrier models: every step intersection-free (DESIGN §9) */
+        inter += c1.sim->last.intersections;
+        if (guaranteed) { /* every step intersection-free (DESIGN §9) */
             ck_assert_int_eq(c1.sim->last.intersections, 0);
             ck_assert_int_eq(c2.sim->last.intersections, 0);
         }
     }
+    if (c1.m->family == CT_FAMILY_CONSTRAINT) ck_assert_int_gt(nonzero_r, 0); /* the impulses compared are not all 0 */
     ct_diag_free(&d);
     double moved = body_y(&c1, c1.sim->x, TOP, 0) - body_y(&c1, c1.sim->X, TOP, 0);
-    printf("determinism %s: 5 steps with 1 and 2 threads bitwise equal (%d Newton iterations, top block moved "
-           "%.4g m in y, min contact distance %.3g m; %.2f s)\n",
-           c1.label, newton, moved, c1.sim->last.min_distance, now() - t_start);
+    printf("determinism %s (%s, %s): 5 steps with 1 and 2 threads bitwise equal positions and impulses (%d Newton "
+           "iterations, %d nonzero impulse entries, top block moved %.4g m in y, min contact distance %.3g m; "
+           "intersections %d: %s; %.2f s)\n",
+           c1.label, ct_model_family_name(c1.m->family), guaranteed ? "intersection_free" : "no guarantee", newton,
+           nonzero_r, moved, c1.sim->last.min_distance, inter, guaranteed ? "required 0" : "a metric", now() - t_start);
     case_close(&c1);
     case_close(&c2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* 7. the constraint family: impulses of real steps                                             */
+
+/* CONF_CSTEPS steps of ct_sim_step on the CONF_PUSH scene: the bottom block thrown into the tilted
+ * ground (without contact its lowest vertex would end the first step 4.8 mm behind it), the top block
+ * CONF_LIFT above, out of reach. These scenes have J = I, so the impulse on surface vertex k is r at
+ * its q-dofs, r_k. With n the ground normal, lambda_k = n.r_k, r_t = r_k - lambda_k n, gap_k the
+ * distance to the ground after the step, the scales Lambda = max_k |r_k| of the step and
+ * G = h |v0| + h^2 |g| (the bottom block's motion in one step), and tol = the line's ctol: */
+START_TEST(test_constraint)
+{
+    const double t_start = now();
+    conf_case c;
+    case_open(&c, case_model(_i), case_dim(_i), CONF_OBSTACLE | CONF_PUSH, 1);
+    if (c.m->family != CT_FAMILY_CONSTRAINT) {
+        printf("constraint %s: skipped (energy family: no step op; its contact is checked through the energy)\n",
+               c.label);
+        case_close(&c);
+        return;
+    }
+    ct_sim *sim = c.sim;
+    const int dim = c.dim, nb = sim->nb, np = nb + sim->ctx.nobstacles;
+    const double h = CONF_DT, tol = c.cm->ctol > 0.0 ? c.cm->ctol : CONF_CTOL;
+    const double mu_p = ct_params_get(&sim->model->params, "mu"), mu = isnan(mu_p) ? 0.0 : mu_p;
+    ck_assert_int_eq(sim->dofs.identity, 1);
+    double nrm[3], vn = 0.0, v2 = 0.0, gn = 0.0;
+    ground_normal(dim, nrm);
+    for (int i = 0; i < dim; ++i) vn += CONF_PUSH_V[i] * nrm[i], v2 += CONF_PUSH_V[i] * CONF_PUSH_V[i];
+    gn = -9.81 * nrm[1];
+    const double G = h * sqrt(v2) + h * h * 9.81;
+    /* the push acts at once: without contact the first step would end behind the ground */
+    const double free_gap = CONF_GROUND + h * vn + h * h * gn;
+    ck_assert_double_lt(free_gap, -0.1 * CONF_DHAT);
+    unsigned char *on_surf = calloc((size_t)sim->nx + 1, 1);
+    ck_assert_ptr_nonnull(on_surf);
+    for (int k = 0; k < sim->surf.nbv; ++k) on_surf[sim->surf.bverts[k]] = 1;
+    double w_lam = 0.0, w_cone = 0.0, w_gap = 0.0, w_compl = 0.0, w_body = 0.0, w_anti = 0.0, lam_first = 0.0;
+    double lam_total = 0.0, gap_min = INFINITY, top_r = 0.0;
+    int contact_steps = 0, max_active = 0, fail_step = -1;
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_force_report fr;
+    ck_assert_int_eq(ct_force_report_init(&fr, np, 16), CT_OK);
+    for (int s = 0; s < CONF_CSTEPS; ++s) {
+        ct_status st = ct_sim_step(sim, &d);
+        if (st != CT_OK) ct_diag_print(&d, stderr, "step: ");
+        ck_assert_int_eq(st, CT_OK);
+        const double *r = sim->r_contact, *x = sim->x;
+        /*   impulses only where contact can be: interior vertices and the top block get exactly 0 */
+        for (int k = 0; k < sim->nx; ++k)
+            if (!on_surf[k] || sim->xv_body[k] == TOP)
+                for (int i = 0; i < dim; ++i) top_r = fmax(top_r, fabs(r[(size_t)k * dim + i]));
+        double Lambda = 0.0, lam_step = 0.0;
+        for (int k = 0; k < sim->nx; ++k) {
+            double a = 0.0;
+            for (int i = 0; i < dim; ++i) a += r[(size_t)k * dim + i] * r[(size_t)k * dim + i];
+            Lambda = fmax(Lambda, sqrt(a));
+        }
+        int active = 0;
+        for (int j = 0; j < sim->surf.nbv; ++j) {
+            const int k = sim->surf.bverts[j];
+            const double *rk = r + (size_t)k * dim;
+            double lam = 0.0, t2 = 0.0, gap = 0.0;
+            for (int i = 0; i < dim; ++i) lam += nrm[i] * rk[i];
+            for (int i = 0; i < dim; ++i) t2 += (rk[i] - lam * nrm[i]) * (rk[i] - lam * nrm[i]);
+            for (int i = 0; i < dim; ++i) gap += sim->obstacles[0].normal[i] * (x[(size_t)k * dim + i] - sim->obstacles[0].point[i]);
+            gap_min = fmin(gap_min, gap);
+            w_gap = fmax(w_gap, -gap / G);
+            if (sim->xv_body[k] == BOTTOM) lam_step += lam;
+            if (Lambda == 0.0) continue;
+            w_lam = fmax(w_lam, -lam / Lambda);
+            w_cone = fmax(w_cone, (sqrt(t2) - mu * fmax(lam, 0.0)) / Lambda);
+            w_compl = fmax(w_compl, fabs(lam * gap) / (Lambda * G));
+            active += lam > 0.0;
+        }
+        /*   the force report agrees with r per body, and is antisymmetric */
+        ct_force_report_zero(&fr);
+        ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, x, &fr), CT_OK);
+        double rabs = 0.0;
+        for (int i = 0; i < sim->ndof; ++i) rabs += fabs(r[i]) / h;
+        for (int b = 0; b < nb; ++b) {
+            double rb[3] = {0, 0, 0}, rep[3] = {0, 0, 0}, e = 0.0;
+            for (int a = 0; a < sim->nq; ++a)
+                if (sim->qv_body[a] == b)
+                    for (int i = 0; i < dim; ++i) rb[i] += r[(size_t)a * dim + i] / h;
+            for (int p = 0; p < np; ++p)
+                for (int cat = 0; cat < CT_FORCE_NCAT; ++cat)
+                    for (int i = 0; i < dim; ++i) rep[i] += ct_force_report_at(&fr, b, p, cat)[i];
+            for (int i = 0; i < dim; ++i) e = fmax(e, fabs(rep[i] - rb[i]));
+            w_body = fmax(w_body, rabs > 0.0 ? e / rabs : e > 0.0 ? INFINITY : 0.0);
+        }
+        for (int cat = 0; cat < CT_FORCE_NCAT; ++cat)
+            for (int a = 0; a < np; ++a)
+                for (int b = a + 1; b < np; ++b)
+                    for (int i = 0; i < dim; ++i) {
+                        double f = ct_force_report_at(&fr, a, b, cat)[i] + ct_force_report_at(&fr, b, a, cat)[i];
+                        w_anti = fmax(w_anti, rabs > 0.0 ? fabs(f) / rabs : f != 0.0 ? INFINITY : 0.0);
+                    }
+        if (c.m->guarantees & CT_GUARANTEE_INTERSECTION_FREE) ck_assert_int_eq(sim->last.intersections, 0);
+        if (s == 0) lam_first = lam_step;
+        lam_total += lam_step;
+        contact_steps += lam_step > 0.0;
+        max_active = active > max_active ? active : max_active;
+        if (fail_step < 0 && (w_gap > tol || w_lam > tol || w_cone > tol || w_compl > tol)) fail_step = s;
+    }
+    ct_force_report_free(&fr);
+    ct_diag_free(&d);
+    free(on_surf);
+    printf("constraint %s (mu = %g, tol %.0e): %d steps, the first would end %.3g mm behind the ground without "
+           "contact; normal impulse on the bottom block %.6g N s in step 0, %.6g N s in all, %d steps with contact, "
+           "up to %d vertices with lambda > 0, min gap %.3g m; worst (first failing step %d): lambda < 0 %.2e, "
+           "friction cone %.2e, penetration %.2e, complementarity %.2e, report vs r per body %.2e, report "
+           "antisymmetry %.2e, impulse away from contact %g (%.2f s)\n",
+           c.label, mu, tol, CONF_CSTEPS, -1e3 * free_gap, lam_first, lam_total, contact_steps, max_active, gap_min,
+           fail_step, w_lam, w_cone, w_gap, w_compl, w_body, w_anti, top_r, now() - t_start);
+    fflush(stdout); /* before the assertions: a failing test keeps its line */
+    /*   contact acts: a nonzero impulse from the first step, and no penetration */
+    ck_assert_double_gt(lam_first, 0.0);
+    ck_assert_int_gt(max_active, 0);
+    ck_assert_double_le(w_gap, tol);
+    /*   complementarity of the impulses, the friction cone */
+    ck_assert_double_le(w_lam, tol);
+    ck_assert_double_le(w_cone, tol);
+    ck_assert_double_le(w_compl, tol);
+    ck_assert(top_r == 0.0);
+    /*   the report (round-off) */
+    ck_assert_double_le(w_body, 1e-12);
+    ck_assert_double_le(w_anti, 1e-12);
+    case_close(&c);
 }
 END_TEST
 
@@ -1233,6 +1439,7 @@ static Suite *conformance_suite(void)
     tcase_add_loop_test(tm, test_action_reaction, 0, NCASES);
     tcase_add_loop_test(tm, test_invariance, 0, NCASES);
     tcase_add_loop_test(tm, test_determinism, 0, NCASES);
+    tcase_add_loop_test(tm, test_constraint, 0, NCASES);
     suite_add_tcase(s, tm);
     return s;
 }

@@ -32,6 +32,22 @@ fi
 # 3. bad command-line input -> exit 2
 "$CL" run tests/data/scenes/run/long_box.json --set bodies.7.material.E=1 -o "$tmp/c.h5" </dev/null 2>/dev/null
 [ $? -eq 2 ] && ok "bad --set: exit 2" || bad "bad --set"
+# a parameter of another model: "ipc" has only the IPC parameters (eps_c is ipc_adhesion's)
+"$CL" run tests/data/scenes/run/long_box.json -o "$tmp/e.h5" --set 'contact={"model": "ipc"}' \
+    --set contact.eps_c=0.5 </dev/null 2> "$tmp/e.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "/contact/eps_c" "$tmp/e.err"; then ok "ipc with --set contact.eps_c: exit 2 naming /contact/eps_c"
+else bad "ipc with --set contact.eps_c: rc=$rc: $(cat "$tmp/e.err")"; fi
+"$CL" check tests/data/scenes/run/long_box.json --set 'contact={"model": "ipc_adhesion"}' --set contact.eps_c=0.5 \
+    </dev/null >/dev/null 2>&1
+[ $? -eq 0 ] && ok "ipc_adhesion with --set contact.eps_c: accepted" || bad "ipc_adhesion with --set contact.eps_c"
+# a constraint-family model takes dynamic steps only: refused at ct_sim_create, naming the scene key
+"$CL" check tests/data/scenes/run/long_box.json --set 'contact={"model": "lcp_halfspace"}' \
+    --set 'time.integrator="static"' </dev/null >/dev/null 2> "$tmp/s.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "/time/integrator: model lcp_halfspace (constraint family)" "$tmp/s.err"; then
+    ok "lcp_halfspace with the static integrator: exit 2 naming /time/integrator"
+else bad "lcp_halfspace static: rc=$rc: $(cat "$tmp/s.err")"; fi
 "$CL" run /nonexistent/scene.json </dev/null 2>/dev/null
 [ $? -eq 2 ] && ok "missing scene: exit 2" || bad "missing scene"
 "$CL" export "$tmp/a.h5" /probes/nope </dev/null >/dev/null 2>&1

@@ -635,7 +635,7 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
     /* the model */
     const ct_model_type *mt = sc->model ? sc->model : &ct_model_none;
     if (mt->family == CT_FAMILY_CONSTRAINT && sc->integrator == CT_INTEGRATOR_STATIC) {
-        ct_diag_add(diag, CT_EINPUT, "%s: /solver/integrator: model %s (constraint family) takes dynamic steps "
+        ct_diag_add(diag, CT_EINPUT, "%s: /time/integrator: model %s (constraint family) takes dynamic steps "
                     "only", sc->path, mt->name);
         ct_sim_destroy(s);
         return CT_EINPUT;
