@@ -152,7 +152,7 @@ static ct_status run_ccd_alone(ct_sim *sim, int reps, ccd_alone *out)
     }
     for (int r = 0; st == CT_OK && r < reps; ++r) {
         double t0 = omp_get_wtime();
-        st = sim->model->max_step(sim->mstate, &sim->ctx, sim->x, dx, &out->alpha);
+        st = ct_model_max_step(sim->model, &sim->ctx, sim->x, dx, &out->alpha);
         double t1 = omp_get_wtime();
         if (st == CT_OK) st = ct_broadphase_ccd(&sim->surf, sim->x, dx, movable, 0.0, sim->threads, &cc);
         tm[r] = t1 - t0;
