@@ -1,7 +1,7 @@
 /* check_distance.c — contact distances (PP, PE, PT, EE), classification, closest points and the
  * edge–edge mollifier.
  *
- * Expected values are derived independently of core/distance.c: closed forms for hand-built
+ * Expected values are derived independently of core/contact/distance.c: closed forms for hand-built
  * configurations that hit every closest-feature case, a brute-force minimum over the
  * barycentric parameters (nested golden-section search of |x_a(s) − x_b(t)|², convex in each
  * parameter) for thousands of random and degenerate stencils, central finite differences of the

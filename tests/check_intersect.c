@@ -1,6 +1,6 @@
 /* check_intersect.c — exact orientation predicates, segment/triangle tests, surface verifier.
  *
- * References are computed independently of the expansion arithmetic in core/intersect.c:
+ * References are computed independently of the expansion arithmetic in core/contact/intersect.c:
  *  - orientation signs: the inputs are converted to big integers (every double is an
  *    integer times a power of two; a common scale makes all of them integers) and the
  *    determinant is evaluated in 512-bit two's-complement integer arithmetic written here;

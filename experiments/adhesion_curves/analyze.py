@@ -72,7 +72,7 @@ def load(path):
     for k in ("adhesion_normal", "adhesion_tangential", "barrier", "friction", "reaction"):
         r[k] = run.probes[k]
     # the contact quadrature of the model: a surface vertex carries 1/3 of the rest area of its
-    # surface triangles (core/mesh.c); against a half-space each vertex is one term w_v·(κb + a)
+    # surface triangles (core/fem/mesh.c); against a half-space each vertex is one term w_v·(κb + a)
     X = r["X"]
     w = physics.vertex_areas(X, r["faces"])
     bottom = X[:, 1] < X[:, 1].min() + 1e-9

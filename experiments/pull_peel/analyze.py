@@ -83,7 +83,7 @@ class Run(runs.Run):
         return np.array([g[np.abs(self.px - c) < 1e-9].mean() for c in self.cols])
 
     def load(self, t):
-        """Total applied force (y) on the lower plate at time t: per-vertex weights as core/sim.c
+        """Total applied force (y) on the lower plate at time t: per-vertex weights as core/sim/sim.c
         (lumped volume, normalised over the selection, times (X - c)/L if linear)."""
         X = self.X
         body = self.scene["bodies"][1]

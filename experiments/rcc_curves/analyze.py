@@ -83,7 +83,7 @@ def load(path):
     assert ob["type"] == "halfspace" and list(ob["point"]) == [0, 0, 0] and list(ob["normal"]) == [0, 1, 0]
     L = r["L"] = law(run)
     # the model's area weight of a surface vertex against a half-space: its whole surface area share,
-    # 1/3 of the rest area of its surface triangles (core/mesh.c), so the rim vertices of the bottom
+    # 1/3 of the rest area of its surface triangles (core/fem/mesh.c), so the rim vertices of the bottom
     # face also carry 1/3 of the side faces' triangles
     X = r["X"]
     w = physics.vertex_areas(X, r["faces"])

@@ -39,7 +39,7 @@ def load(path):
     names = dict(cn="c_n", ct="c_t", W="w", eta="eta", r="r", p0="p0", dhat="dhat", kappa="kappa",
                  bond="bond_dist", debond="debond_dist", beta0="beta0")
     r.update({k: logged.value(run, n) for k, n in names.items()}, h=sc["time"]["dt"])
-    # the contact quadrature (core/mesh.c): a surface vertex carries 1/3 of the rest area of its
+    # the contact quadrature (core/fem/mesh.c): a surface vertex carries 1/3 of the rest area of its
     # surface triangles; the rim vertices of the bottom face also carry part of the side faces
     X = r["X"]
     w = physics.vertex_areas(X, r["faces"])
