@@ -12,7 +12,6 @@
 #include "sim/step_internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim/assemble.h"
@@ -28,8 +27,7 @@ static ct_status sys_solve(const ct_linear_system *sys, int nrhs, const double *
     const solve_ctx *sc = sys->impl;
     ct_step_stats *S = &sc->s->last;
     if (nrhs < 0) return ct_diag_add(sc->diag, CT_EINPUT, "linear system: %d right-hand sides", nrhs);
-    if (Y != B) memcpy(Y, B, (size_t)sys->nfree * (size_t)nrhs * sizeof *Y);
-    ct_status st = ct_linsolve_solve_many(sc->s->ls, nrhs, Y, Y, sc->diag);
+    ct_status st = ct_linsolve_solve_many(sc->s->ls, nrhs, B, Y, sc->diag);
     double ts;
     ct_linsolve_times(sc->s->ls, NULL, NULL, &ts);
     S->t_solve += ts;
@@ -44,10 +42,10 @@ ct_status ct_step_solve_constraint(ct_sim *s, ct_diag *diag)
     const double h = s->sc->dt;
     ct_status st = ct_step_assemble_factor(s, 0, diag);
     if (st != CT_OK) return st;
-    /* b on the free dofs, v_free = A^-1 b */
-    double *b = malloc(((size_t)nf + 1) * sizeof *b), *v = s->pq;
+    /* b on the free dofs, v_free = A^-1 b; the Newton loop's work vectors serve here (no line
+     * search in this family): b in q_trial, v in pq, the velocities without contact in p, px */
+    double *b = s->q_trial, *v = s->pq;
     double *vq_free = s->p, *vx_free = s->px;
-    if (!b) return ct_diag_add(diag, CT_ENOMEM, "step %d: out of memory", s->step);
     for (int i = 0; i < nf; ++i) b[i] = -s->g[as->free_dof[i]] / h;
     solve_ctx ctx = {s, diag};
     ct_linear_system sys = {
@@ -55,26 +53,24 @@ ct_status ct_step_solve_constraint(ct_sim *s, ct_diag *diag)
         .b = b, .v_free = v, .vq_free = vq_free, .vx_free = vx_free, .solve = sys_solve, .impl = &ctx,
         .diag = diag,
     };
-    if ((st = sys_solve(&sys, 1, b, v)) != CT_OK) goto done;
+    if ((st = sys_solve(&sys, 1, b, v)) != CT_OK) return st;
     for (size_t i = 0; i < nqd; ++i) vq_free[i] = (s->q[i] - s->q_prev[i]) / h; /* prescribed dofs */
     for (int i = 0; i < nf; ++i) vq_free[as->free_dof[i]] = v[i];
     ct_dofs_map_lin(&s->dofs, vq_free, vx_free);
     /* the model's impulse */
     memset(s->r_contact, 0, nqd * sizeof *s->r_contact);
     if ((st = ct_model_step(s->model, &s->ctx, &sys, s->r_contact)) != CT_OK) {
-        ct_diag_add(diag, st, "step %d (t = %g): model %s: step failed", s->step, s->t, ct_model_name(s->model));
-        goto done;
+        return ct_diag_add(diag, st, "step %d (t = %g): model %s: step failed", s->step, s->t,
+                           ct_model_name(s->model));
     }
     for (size_t i = 0; i < nqd; ++i)
-        if (!isfinite(s->r_contact[i])) {
-            st = ct_diag_add(diag, CT_ENOCONV, "step %d (t = %g): model %s returned a non-finite impulse at q-dof "
-                             "%zu", s->step, s->t, ct_model_name(s->model), i);
-            goto done;
-        }
+        if (!isfinite(s->r_contact[i]))
+            return ct_diag_add(diag, CT_ENOCONV, "step %d (t = %g): model %s returned a non-finite impulse at q-dof "
+                               "%zu", s->step, s->t, ct_model_name(s->model), i);
     /* v^{n+1} = A^-1 (b + r), q^{n+1} = q^n + h v^{n+1} on the free dofs */
     double *rhs = b;
     for (int i = 0; i < nf; ++i) rhs[i] = b[i] + s->r_contact[as->free_dof[i]];
-    if ((st = sys_solve(&sys, 1, rhs, v)) != CT_OK) goto done;
+    if ((st = sys_solve(&sys, 1, rhs, v)) != CT_OK) return st;
     for (int i = 0; i < nf; ++i) {
         int k = as->free_dof[i];
         s->q[k] = s->q_prev[k] + h * v[i];
@@ -83,7 +79,5 @@ ct_status ct_step_solve_constraint(ct_sim *s, ct_diag *diag)
     s->last.newton_iters = 1; /* one linearized solve */
     s->last.friction_iters = 1;
     s->last.residual = 0.0;
-done:
-    free(b);
-    return st;
+    return CT_OK;
 }

@@ -75,21 +75,28 @@ static void lcp_destroy(void *p)
     free(st->c);
 }
 
+/* The gap of vertex k to half-space o at the start of the step, *g, and its rate along the
+ * unconstrained motion, *gv = n.v_free_k. */
+static void gap_and_rate(const ct_step_ctx *c, const ct_linear_system *sys, int k, int o, double *g, double *gv)
+{
+    const ct_obstacle *ob = &c->obstacles[o];
+    *g = *gv = 0.0;
+    for (int d = 0; d < c->dim; ++d) {
+        *g += ob->normal[d] * (c->x_prev[(size_t)k * c->dim + d] - ob->point[d]);
+        *gv += ob->normal[d] * sys->vx_free[(size_t)k * c->dim + d];
+    }
+}
+
 /* The contact set at the start of the step (module comment). */
 static ct_status find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_linear_system *sys, ct_diag *diag)
 {
-    const int dim = c->dim;
     st->m = 0;
     for (int i = 0; i < c->surf->nbv; ++i) {
         const int k = c->surf->bverts[i];
         if (c->vert_kinematic && c->vert_kinematic[k]) continue;
         for (int o = 0; o < c->nobstacles; ++o) {
-            const ct_obstacle *ob = &c->obstacles[o];
-            double g = 0.0, gv = 0.0;
-            for (int d = 0; d < dim; ++d) {
-                g += ob->normal[d] * (c->x_prev[(size_t)k * dim + d] - ob->point[d]);
-                gv += ob->normal[d] * sys->vx_free[(size_t)k * dim + d];
-            }
+            double g, gv;
+            gap_and_rate(c, sys, k, o, &g, &gv);
             if (fmin(g, g + c->h * gv) >= st->margin) continue;
             if (st->m == st->max_contacts)
                 return ct_diag_add(diag, CT_ENOTSUP, "lcp_halfspace: more than max_contacts = %d contacts",
@@ -180,7 +187,7 @@ static ct_status lcp_step(void *p, const ct_step_ctx *c, const ct_linear_system 
     lcp_state *st = p;
     ct_diag *diag = sys->diag;
     ct_status s = find_contacts(st, c, sys, diag);
-    const int m = st->m, nf = sys->nfree, dim = c->dim;
+    const int m = st->m, nf = sys->nfree;
     st->pivots = 0;
     st->residual = 0.0;
     double *C = NULL, *Y = NULL, *M = NULL, *q = NULL, *lam = NULL, *row = NULL;
@@ -202,11 +209,8 @@ static ct_status lcp_step(void *p, const ct_step_ctx *c, const ct_linear_system 
         memset(row, 0, (size_t)sys->ndof * sizeof *row);
         add_row(c, k, ob->normal, 1.0, row);
         for (int f = 0; f < nf; ++f) C[(size_t)i * nf + f] = row[sys->free_dof[f]];
-        double g = 0.0, gv = 0.0;
-        for (int d = 0; d < dim; ++d) {
-            g += ob->normal[d] * (c->x_prev[(size_t)k * dim + d] - ob->point[d]);
-            gv += ob->normal[d] * sys->vx_free[(size_t)k * dim + d];
-        }
+        double g, gv;
+        gap_and_rate(c, sys, k, st->c[i].obst, &g, &gv);
         q[i] = g + c->h * gv;
     }
     /* the Delassus operator M = h C^T A^-1 C from one multi-RHS solve */
