@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make demo: build (done by make), run the flagship experiment, write HDF5 and PNG.
-# The flagship is experiments/pull_peel (paper 000 Fig. 15): two adhesive plates pulled apart by a
+# The flagship is experiments/pull_peel (Fang et al. 2023 Fig. 15): two adhesive plates pulled apart by a
 # uniform load and peeled by a load linear in |x|, with ipc_adhesion and with rcc_ipc (RCC in IPC,
 # matched peak); its run.sh checks the claims of experiments/pull_peel/README.md (exit 1 if one
 # fails).
@@ -21,7 +21,7 @@ fi
 out=plots/out/pull_peel
 bash experiments/pull_peel/run.sh "$out"
 echo
-echo "demo: experiments/pull_peel (paper 000 Fig. 15); claims and measured numbers in experiments/pull_peel/README.md"
+echo "demo: experiments/pull_peel (Fang et al. 2023 Fig. 15); claims and measured numbers in experiments/pull_peel/README.md"
 echo "  HDF5: $out/pull_ramp.h5, $out/pull.h5   (uniform pull: 10 ms ramp, 0.5 ms pass through the peak)"
 echo "        $out/peel_ramp.h5, $out/peel.h5   (peel, same two passes)"
 echo "        $out/pull_rcc.h5, $out/peel_rcc.h5   (the same with rcc_ipc, one 2 ms pass)"

@@ -21,7 +21,7 @@ out = args.outdir
 claims = Claims()
 
 
-# ---------------------------------------------------------------- the laws (paper 000)
+# ---------------------------------------------------------------- the laws (Fang et al. 2023)
 def params(run):
     """The law's parameters as the run logged them (/model/<model>: d̂_p, d̂_a, ε_a as resolved)."""
     scene = run.scene

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fang et al. adhesion laws traced by a soft plate bonded to a half-space (paper 000 Fig. 5, 7, 9):
+# Fang et al. adhesion laws traced by a soft plate bonded to a half-space (Fang et al. 2023 Fig. 5, 7, 9):
 # (a) the plate's top face is pushed down 0.5 mm, then pulled up until the plate has debonded;
 # (b) at the balance gap the top face is sheared at several constant velocities v = r·ε_a.
 # Tractions against a'(d), κ(−b′) − a′ and μ_a·Y·ε_c·f_t(v·h), and a rate-independent RCC reference.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cube pushed over a frictionless triangulated floor (paper 002 Fig. 5), both collision sets:
+# Cube pushed over a frictionless triangulated floor (Du et al. 2023 Fig. 5), both collision sets:
 # x_com(t) against F t²/(2m), a force sweep, an F = 0 control and an incommensurate floor.
 # Usage: experiments/cube_push/run.sh [OUTDIR]           (default plots/out/cube_push; 8 runs of 1 s)
 #        QUICK=1 experiments/cube_push/run.sh [OUTDIR]   5 runs of 0.8 s (no F = 1 N pair, no ipc2020

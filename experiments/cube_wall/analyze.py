@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Analysis of experiments/cube_wall (paper 000 §5.3, Fig. 14): classifies each of the six runs
+"""Analysis of experiments/cube_wall (Fang et al. 2023 §5.3, Fig. 14): classifies each of the six runs
 mu{0,LARGE}_{none,small,large}.h5 of OUTDIR from its logged data alone, prints the 2×3 table next
 to the paper's, the measured numbers and the capacity estimates, checks the claims of README.md,
 writes OUTDIR/cube_wall.dat and (unless --no-plot) OUTDIR/cube_wall.png; exit status 1 if a claim
@@ -185,7 +185,7 @@ if plt:
                 h1, l1 = ax.get_legend_handles_labels()
                 h2, l2 = ax2.get_legend_handles_labels()
                 ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower left")
-    fig.suptitle("cube_wall (paper 000 Fig. 14): 1 m cube next to a wall, gravity along the wall; "
+    fig.suptitle("cube_wall (Fang et al. 2023 Fig. 14): 1 m cube next to a wall, gravity along the wall; "
                  f"ipc_adhesion, μ_a = {caps['small']['mua']:g}", fontsize=10)
     figures.save(fig, out, "cube_wall.png", dpi=110)
 sys.exit(claims.summary())

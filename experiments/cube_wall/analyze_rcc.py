@@ -159,7 +159,7 @@ if plt:
                 h1, l1 = ax.get_legend_handles_labels()
                 h2, l2 = ax2.get_legend_handles_labels()
                 ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower left")
-    fig.suptitle("cube_wall (paper 000 Fig. 14): ipc_adhesion (solid) vs rcc_ipc (dashed), "
+    fig.suptitle("cube_wall (Fang et al. 2023 Fig. 14): ipc_adhesion (solid) vs rcc_ipc (dashed), "
                  "C_N = Yε_c/d̂_p, W = Yε_c d̂_p, C_T = (μ_a Yε_c)²/W", fontsize=10)
     figures.save(fig, out, "cube_wall_rcc.png", dpi=110)
 sys.exit(claims.summary())

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Balance gap of experiments/cube_wall, computed independently of the C code: the root d of
 κ·b'(d) + a'(d) = 0 (barrier pressure −κb' equals adhesive pressure a') by bisection
-(contactlab.physics.balance_gap: b(d) = −d̂ (d/d̂ − 1)² ln(d/d̂) on (0, d̂), paper 000 eq. 2 per
-unit κ; a(d) = paper 000 eq. 10 with a₂ = Yε_c / (2(d̂_p − d̂_a)), eq. 12). Prints d (m); d = d̂
+(contactlab.physics.balance_gap: b(d) = −d̂ (d/d̂ − 1)² ln(d/d̂) on (0, d̂), Fang et al. 2023 eq. 2 per
+unit κ; a(d) = Fang et al. 2023 eq. 10 with a₂ = Yε_c / (2(d̂_p − d̂_a)), eq. 12). Prints d (m); d = d̂
 when ε_c = 0."""
 import argparse
 import os

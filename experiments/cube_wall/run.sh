@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A 1 m soft cube next to a vertical wall (half-space), gravity along the wall, started at the gap
-# where barrier and adhesion pressures balance (paper 000 §5.3, Fig. 14): six runs, μ ∈ {0, 5} ×
+# where barrier and adhesion pressures balance (Fang et al. 2023 §5.3, Fig. 14): six runs, μ ∈ {0, 5} ×
 # adhesion ∈ {none (ε_c = 0), small (ε_c = 0.005), large (ε_c = 0.1)}, μ_a = 1; each run is
 # classified from its logged data and the 2×3 table is compared with the paper's.
 # Then the RCC counterpart (issue 5): the same six runs with contact.model = rcc_ipc

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Analysis of experiments/energy_wall (paper 002 Fig. 3): reads OUTDIR/*.dat and *.mesh written by
+"""Analysis of experiments/energy_wall (Du et al. 2023 Fig. 3): reads OUTDIR/*.dat and *.mesh written by
 build/experiments/energy_wall/energy_wall, recomputes every energy independently from the collision-set
 formulas of models/ipc_adhesion/README.md with brute-force geometry (numpy), checks the claims of
 README.md, prints the table and writes OUTDIR/energy_wall.png. Exit status 1 if a claim fails."""
@@ -23,7 +23,7 @@ claims = Claims()
 
 # ------------------------------------------------------------------ barrier and distances
 def bar(d, dhat):
-    """b(d) = -dhat (d/dhat - 1)^2 ln(d/dhat) on (0, dhat), 0 beyond (paper 000 eq. 2)."""
+    """b(d) = -dhat (d/dhat - 1)^2 ln(d/dhat) on (0, dhat), 0 beyond (Fang et al. 2023 eq. 2)."""
     d = np.asarray(d, dtype=float)
     r = np.clip(d / dhat, 1e-300, 1.0)
     return np.where(d < dhat, -dhat * (r - 1.0) ** 2 * np.log(r), 0.0)
@@ -351,7 +351,7 @@ if plt:
     ax[0, 0].set_ylabel("E / E_flat")
     ax[1, 0].set_ylabel("F_t (along path) / |F_n|")
     ax[0, 0].legend(fontsize=8)
-    fig.suptitle("energy walls: vertex at 0.5 d̂ over a flat plane (paper 002 Fig. 3), model ipc", fontsize=11)
+    fig.suptitle("energy walls: vertex at 0.5 d̂ over a flat plane (Du et al. 2023 Fig. 3), model ipc", fontsize=11)
     print()
     figures.save(fig, out, "energy_wall.png", dpi=110)
 sys.exit(claims.summary())

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Energy walls (paper 002 Fig. 3): the C driver evaluates the ipc model's energy and gradient along
+# Energy walls (Du et al. 2023 Fig. 3): the C driver evaluates the ipc model's energy and gradient along
 # the paths (both collision sets), then the analysis recomputes everything independently, checks the
 # claims and plots. Builds nothing (make figures builds first).
 # Usage: experiments/energy_wall/run.sh [OUTDIR]          (default plots/out/energy_wall; ~10 s)

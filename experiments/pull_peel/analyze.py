@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Analysis of experiments/pull_peel (paper 000 Fig. 15): two adhesive plates pulled apart by a
+"""Analysis of experiments/pull_peel (Fang et al. 2023 Fig. 15): two adhesive plates pulled apart by a
 uniform load (pull) or a load linear in |x - centre| (peel), both growing linearly in time.
 
 Each case has two files: CASE_ramp.h5 (h = 10 ms from the initial gap 0.25 d̂_p until the plates
@@ -305,7 +305,7 @@ def plot(out, pull, peel, F_th, dp, da, tdp, tde):
     ax.set_title("peel: gap profile (dashed d̂_p, dotted d̂_a)")
     ax.legend(fontsize=7, ncol=3, loc="upper center")
     ax.grid(alpha=0.3, which="both")
-    fig.suptitle("pull_peel (paper 000 Fig. 15): adhesive plates under a uniform (pull) and a linear-in-|x| (peel) load")
+    fig.suptitle("pull_peel (Fang et al. 2023 Fig. 15): adhesive plates under a uniform (pull) and a linear-in-|x| (peel) load")
     figures.save(fig, out, "pull_peel.png")
 
 

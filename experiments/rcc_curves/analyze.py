@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Analysis of experiments/rcc_curves: a plate bonded to a half-space by rcc_ipc (the RCC law,
-paper 000 §3.2, eq. 5–9), opened or sheared quasi-statically by its scripted top face.
+Fang et al. 2023 §3.2, eq. 5–9), opened or sheared quasi-statically by its scripted top face.
 
 Reads OUTDIR/normal_eta*.h5 (normal opening, several η), long_eta*.h5 (opened to 5 mm),
 note_eta*.h5 (η far below h·W: reported, not a claim), shear_rest_eta*.h5 (shear at the resting,
@@ -26,7 +26,7 @@ out = args.outdir
 claims = Claims()
 
 
-# ---------------------------------------------------------------- the law (paper 000 eq. 5–9)
+# ---------------------------------------------------------------- the law (Fang et al. 2023 eq. 5–9)
 def law(run):
     """The law's parameters as the run logged them (/model/<model>: bond_dist, debond_dist as resolved)."""
     names = dict(cn="c_n", ct="c_t", w="w", eta="eta", r="r", p0="p0", dhat="dhat", kappa="kappa",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The RCC law of rcc_ipc (paper 000 §3.2, eq. 5–9) traced by a plate bonded to a half-space and
+# The RCC law of rcc_ipc (Fang et al. 2023 §3.2, eq. 5–9) traced by a plate bonded to a half-space and
 # driven quasi-statically (static steps, h = 0.01 s) by its scripted top face at 2e-4 m/s:
 #   normal_eta<η>.h5      normal opening for several η, until the pairs are dropped (debond_dist, auto 2 d*)
 #   long_eta<η>.h5        the smallest η, opened to 5 mm (debond_dist = 5e-3): the dissipated energy -> W

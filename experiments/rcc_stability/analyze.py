@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Analysis of experiments/rcc_stability: a plate bonded by rcc_ipc (β = 1), opened in one step to
 d ≈ 1.5 mm and held, for a sweep of the dimensionless step S = h·C_N·d²/η of the explicit β update
-(paper 000 eq. 7–8), and of the bonding law under compression (eq. 9, S_b = h·r·p0). Reads
+(Fang et al. 2023 eq. 7–8), and of the bonding law under compression (eq. 9, S_b = h·r·p0). Reads
 OUTDIR/eta/, OUTDIR/dt/ and OUTDIR/bond/ (scripts/sweep.py: summary.csv and run_<k>.h5), replays the β update per pair from the logged frames (eq. 7–9, evaluated here
 independently of the C code), compares with the logged β statistics, the closed forms and the ODE,
 prints the tables of README.md, writes OUTDIR/rcc_stability.png (unless --no-plot) and exits 1 if

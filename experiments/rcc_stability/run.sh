@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: the stability limit of the explicit β update of RCC (paper 000 §3.2, eq. 7–8) and what
+# Issue 5: the stability limit of the explicit β update of RCC (Fang et al. 2023 §3.2, eq. 7–8) and what
 # the clamp of eq. 7 hides beyond it. A plate bonded to a half-space by rcc_ipc (β = 1) is opened
 # in one step to a gap d ≈ 1.5 mm (C_N d² > W) and held; the dimensionless step
 # S = h·C_N·d²/η is swept (η at h = 10 ms, then h at η = 4.5e-4) with scripts/sweep.py; then the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sticky blobs thrown at a wall (paper 000 §5.1.1, Fig. 10, Table 1 "Sticky Toys"): the same six
+# Sticky blobs thrown at a wall (Fang et al. 2023 §5.1.1, Fig. 10, Table 1 "Sticky Toys"): the same six
 # soft cubes with ipc_adhesion ("ours") and rcc_ipc ("RCC"), tuned to the same stuck/fallen
 # outcome at h = 0.01 s, then run unchanged at h = 0.001 s. Fraction stuck, time and Newton
 # iterations per step of both models at both h.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Square on a slope (paper 003): one run per friction coefficient, then the analysis (table,
+# Square on a slope (Li, Friction (CMU 15-763)): one run per friction coefficient, then the analysis (table,
 # claims, plot). Usage: experiments/slope_2d/run.sh [OUTDIR]   (default plots/out/slope_2d)
 # Exit status 1 if a claim of README.md does not hold.
 set -eu

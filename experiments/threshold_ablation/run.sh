@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Threshold ablation of the Fang et al. adhesion (paper 000 §5.1.2, Fig. 12, 18): a soft gel block
+# Threshold ablation of the Fang et al. adhesion (Fang et al. 2023 §5.1.2, Fig. 12, 18): a soft gel block
 # is pressed by its scripted top face onto four loose cubes of graded weight lying on a fixed plate
 # (half-space), then lifted; the cubes that come up with the gel are counted, for
 #   d̂_a ∈ {1e-3, 1e-4, 1e-5} with d̂ = d̂_p = 0.5 d̂_a, and s_p ∈ {0.25, 0.5, 0.75} at d̂ = 0.25 d̂_a,

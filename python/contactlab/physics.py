@@ -1,6 +1,6 @@
 """physics.py — the laws and geometry the analyses evaluate independently of the C code.
 
-Units and formulas of models/ipc_adhesion/README.md (paper 000): the barrier
+Units and formulas of models/ipc_adhesion/README.md (Fang et al. 2023): the barrier
 b(d) = −d̂ (d/d̂ − 1)² ln(d/d̂) on (0, d̂) per unit κ, its pressure κ(−b′(d)); the adhesion
 pressure a′(d) of eq. 10–12 (distance form) with its peak Y·ε_c at d̂_p and zero from d̂_a on.
 
@@ -35,7 +35,7 @@ def barrier_pressure_float(d, dhat, kappa):
 
 
 def adhesion_pressure(d, yeps, dp, da):
-    """a′(d) of paper 000 eq. 10 with a₂ = Y·ε_c / (2(d̂_p − d̂_a)) (eq. 12): the attractive
+    """a′(d) of Fang et al. 2023 eq. 10 with a₂ = Y·ε_c / (2(d̂_p − d̂_a)) (eq. 12): the attractive
     pressure (Pa, ≥ 0), 2a₁d below d̂_p (peak Y·ε_c at d̂_p), 2a₂d + b₂ on [d̂_p, d̂_a), 0 beyond
     (elementwise; yeps = Y·ε_c)."""
     d = np.asarray(d, dtype=float)
