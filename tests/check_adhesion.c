@@ -468,23 +468,39 @@ static double plates_force(int nb, int nt, double gap, const char *contact, ct_f
 
 START_TEST(test_adhesion_plates)
 {
-    /* Y = min(2e5, 1e5) Pa, ε_c = 0.05: Yε_c A = 5 kN pulling the top plate down at the gap d̂_p */
-    const double dhat = 1e-3, ye = 1e5 * 0.05;
+    /* Y = min(2e5, 1e5) Pa, ε_c = 0.05: Yε_c A = 5 kN pulling the top plate down at the gap d̂_p,
+     * where a' = Yε_c exactly. Adhesion is integrated by the vertex quadrature alone, ½ Σ_v w_v a'
+     * over both faces: with the face-aware weights Σ w_v = A on each face (the rim vertices' side
+     * faces are perpendicular to the contact direction: weight 0), so the force is Yε_c A to
+     * round-off on every mesh; with quadrature "vertex" the rim vertices add ⅓ of the side
+     * triangles at the face's border, a strip of half the side height: Yε_c A (1 + 2t/L). */
+    const double dhat = 1e-3, ye = 1e5 * 0.05, t = 4e-3, L = 1.0;
     const int meshes[4][2] = {{4, 4}, {8, 8}, {16, 16}, {7, 12}};
-    printf("adhesion plates at the gap d_p: total adhesion force / (Y eps_c A), A = 1 m^2\n");
-    printf("  mesh            distance   squared\n");
+    printf("adhesion plates at the gap d_p: total adhesion force / (Y eps_c A), A = 1 m^2 (vertex quadrature: "
+           "expected 1 + 2t/L = %.6f)\n", 1.0 + 2.0 * t / L);
+    printf("  mesh            distance   squared    | quadrature vertex: distance   squared\n");
     for (int m = 0; m < 4; ++m) {
-        double fb, fs;
+        double fb, fs, fv, fvs;
         const double fd = plates_force(meshes[m][0], meshes[m][1], dhat,
                                        "\"dhat\": 1e-3, \"kappa\": 1e4, \"eps_c\": 0.05", CT_FORCE_ADHESION_NORMAL, &fb);
         fs = plates_force(meshes[m][0], meshes[m][1], dhat,
                           "\"dhat\": 1e-3, \"kappa\": 1e4, \"eps_c\": 0.05, \"adhesion_variant\": \"squared\"",
                           CT_FORCE_ADHESION_NORMAL, NULL);
-        printf("  %2dx%-2d / %2dx%-2d    %8.4f   %8.4f   (barrier %.1e N)\n", meshes[m][0], meshes[m][0], meshes[m][1],
-               meshes[m][1], -fd / ye, -fs / ye, fb);
+        fv = plates_force(meshes[m][0], meshes[m][1], dhat,
+                          "\"dhat\": 1e-3, \"kappa\": 1e4, \"eps_c\": 0.05, \"quadrature\": \"vertex\"",
+                          CT_FORCE_ADHESION_NORMAL, NULL);
+        fvs = plates_force(meshes[m][0], meshes[m][1], dhat,
+                           "\"dhat\": 1e-3, \"kappa\": 1e4, \"eps_c\": 0.05, \"adhesion_variant\": \"squared\","
+                           " \"quadrature\": \"vertex\"",
+                           CT_FORCE_ADHESION_NORMAL, NULL);
+        printf("  %2dx%-2d / %2dx%-2d    %.10f %.10f |                    %.10f %.10f   (barrier %.1e N)\n",
+               meshes[m][0], meshes[m][0], meshes[m][1], meshes[m][1], -fd / ye, -fs / ye, -fv / ye, -fvs / ye, fb);
         fflush(stdout);
-        ck_assert_msg(fabs(-fd / ye - 1.0) < 0.03, "mesh %d: ratio %g", m, -fd / ye);
-        ck_assert_msg(fabs(-fs / ye - 1.0) < 0.03, "mesh %d (squared): ratio %g", m, -fs / ye);
+        ck_assert_msg(fabs(-fd / ye - 1.0) < 1e-9, "mesh %d: ratio %.12g", m, -fd / ye);
+        ck_assert_msg(fabs(-fs / ye - 1.0) < 1e-9, "mesh %d (squared): ratio %.12g", m, -fs / ye);
+        ck_assert_msg(fabs(-fv / ye - (1.0 + 2.0 * t / L)) < 1e-9, "mesh %d (vertex): ratio %.12g", m, -fv / ye);
+        ck_assert_msg(fabs(-fvs / ye - (1.0 + 2.0 * t / L)) < 1e-9, "mesh %d (vertex, squared): ratio %.12g", m,
+                      -fvs / ye);
         ck_assert(fabs(fb) < 1e-12 * ye); /* at d̂_p = d̂ the barrier is off (up to rounding of the gap) */
     }
     (void)dhat;
@@ -578,50 +594,56 @@ END_TEST
 START_TEST(test_tangential_drag)
 {
     /* plate on a half-space at the balance gap, lagged at x_prev, evaluated at x = x_prev + u
-     * (uniform slip along x): force = −μ_a Yε_c f_t(|u|) Σ w_v (bottom vertices), opposite to u */
-    gap_params g = {1e4, 1e-3, 1e-3, 2e-3, 1e5 * 0.2};
-    const double dstar = rest_gap(&g, 1e-6 * g.dhat, g.dhat), mu_a = 0.7, h = 0.01, eps_a = 1e-3, eps = eps_a * h;
-    char json[2048];
-    snprintf(json, sizeof json,
-             "{\"dim\": 3, \"time\": {\"dt\": %g, \"duration\": 0.01}, \"gravity\": [0, 0, 0],"
-             " \"contact\": {\"model\": \"ipc_adhesion\", \"dhat\": 1e-3, \"kappa\": 1e4, \"eps_c\": 0.2,"
-             "  \"mu_a\": %g, \"eps_a\": %g},"
-             " \"bodies\": [{\"name\": \"plate\", \"mesh\": {\"generator\": \"box\", \"size\": [0.1, 0.01, 0.1],"
-             "   \"cells\": [3, 1, 3], \"origin\": [0, %.17g, 0]},"
-             "   \"material\": {\"model\": \"neo_hookean\", \"E\": 1e5, \"nu\": 0.3, \"density\": 500}}],"
-             " \"obstacles\": [{\"name\": \"ground\", \"type\": \"halfspace\", \"point\": [0, 0, 0],"
-             "   \"normal\": [0, 1, 0]}]}",
-             h, mu_a, eps_a, dstar);
-    ct_scene sc;
-    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
-    const int nx = sim->ctx.nx;
-    double wsum = 0.0;
-    for (int i = 0; i < sim->ctx.surf->nbv; ++i) {
-        const int v = sim->ctx.surf->bverts[i];
-        if (sim->x[3 * v + 1] < 2e-3) wsum += sim->ctx.surf->vert_area[v];
+     * (uniform slip along x): force = −μ_a Yε_c f_t(|u|) Σ w_v (bottom vertices), opposite to u.
+     * Σ w_v is the bottom face's area 0.1 × 0.1 m² with the face-aware weights (the tangential
+     * adhesion takes its terms' weights), Σ of ⅓ of all the bottom vertices' triangles with
+     * quadrature "vertex" (the rim's side faces too). */
+    for (int quad = 0; quad < 2; ++quad) {
+        gap_params g = {1e4, 1e-3, 1e-3, 2e-3, 1e5 * 0.2};
+        const double dstar = rest_gap(&g, 1e-6 * g.dhat, g.dhat), mu_a = 0.7, h = 0.01, eps_a = 1e-3, eps = eps_a * h;
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"dim\": 3, \"time\": {\"dt\": %g, \"duration\": 0.01}, \"gravity\": [0, 0, 0],"
+                 " \"contact\": {\"model\": \"ipc_adhesion\", \"dhat\": 1e-3, \"kappa\": 1e4, \"eps_c\": 0.2,"
+                 "  \"mu_a\": %g, \"eps_a\": %g, \"quadrature\": \"%s\"},"
+                 " \"bodies\": [{\"name\": \"plate\", \"mesh\": {\"generator\": \"box\", \"size\": [0.1, 0.01, 0.1],"
+                 "   \"cells\": [3, 1, 3], \"origin\": [0, %.17g, 0]},"
+                 "   \"material\": {\"model\": \"neo_hookean\", \"E\": 1e5, \"nu\": 0.3, \"density\": 500}}],"
+                 " \"obstacles\": [{\"name\": \"ground\", \"type\": \"halfspace\", \"point\": [0, 0, 0],"
+                 "   \"normal\": [0, 1, 0]}]}",
+                 h, mu_a, eps_a, quad ? "vertex" : "face", dstar);
+        ct_scene sc;
+        ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
+        const int nx = sim->ctx.nx;
+        double wsum = 0.0;
+        for (int i = 0; i < sim->ctx.surf->nbv; ++i) {
+            const int v = sim->ctx.surf->bverts[i];
+            if (sim->x[3 * v + 1] < 2e-3) wsum += sim->ctx.surf->vert_area[v];
+        }
+        if (!quad) wsum = 0.1 * 0.1;
+        ck_assert_int_eq(ct_model_begin_step(sim->model, &sim->ctx), CT_OK); /* lag at x_prev = x */
+        double *x = malloc((size_t)nx * 3 * sizeof *x);
+        const double ys[5] = {0.3 * eps, eps, 1.5 * eps, 1.9 * eps, 2.5 * eps};
+        double worst = 0.0;
+        for (int k = 0; k < 5; ++k) {
+            memcpy(x, sim->x, (size_t)nx * 3 * sizeof *x);
+            for (int v = 0; v < nx; ++v) x[3 * v] += ys[k];
+            ct_force_report fr;
+            ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
+            ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, x, &fr), CT_OK);
+            const double *F = ct_force_report_at(&fr, 0, 1, CT_FORCE_ADHESION_TANGENTIAL);
+            const double want = -mu_a * g.ye * ct_adhesion_ft(ys[k], eps) * wsum;
+            const double err = fabs(F[0] - want) / (mu_a * g.ye * wsum);
+            worst = fmax(worst, err);
+            printf("tangential drag (quadrature %s): slip %.2f eps: F_x = %.6g N, mu_a Y eps_c f_t sum w = %.6g N "
+                   "(|F_z| %.1e)\n", quad ? "vertex" : "face", ys[k] / eps, F[0], want, fabs(F[2]));
+            ck_assert(fabs(F[2]) < 1e-9 * mu_a * g.ye * wsum);
+            ct_force_report_free(&fr);
+        }
+        ck_assert_double_lt(worst, 1e-9);
+        free(x);
+        free_sim(sim, &sc);
     }
-    ck_assert_int_eq(ct_model_begin_step(sim->model, &sim->ctx), CT_OK); /* lag at x_prev = x */
-    double *x = malloc((size_t)nx * 3 * sizeof *x);
-    const double ys[5] = {0.3 * eps, eps, 1.5 * eps, 1.9 * eps, 2.5 * eps};
-    double worst = 0.0;
-    for (int k = 0; k < 5; ++k) {
-        memcpy(x, sim->x, (size_t)nx * 3 * sizeof *x);
-        for (int v = 0; v < nx; ++v) x[3 * v] += ys[k];
-        ct_force_report fr;
-        ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
-        ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, x, &fr), CT_OK);
-        const double *F = ct_force_report_at(&fr, 0, 1, CT_FORCE_ADHESION_TANGENTIAL);
-        const double want = -mu_a * g.ye * ct_adhesion_ft(ys[k], eps) * wsum;
-        const double err = fabs(F[0] - want) / (mu_a * g.ye * wsum);
-        worst = fmax(worst, err);
-        printf("tangential drag: slip %.2f eps: F_x = %.6g N, mu_a Y eps_c f_t sum w = %.6g N (|F_z| %.1e)\n",
-               ys[k] / eps, F[0], want, fabs(F[2]));
-        ck_assert(fabs(F[2]) < 1e-9 * mu_a * g.ye * wsum);
-        ct_force_report_free(&fr);
-    }
-    ck_assert_double_lt(worst, 1e-9);
-    free(x);
-    free_sim(sim, &sc);
 }
 END_TEST
 

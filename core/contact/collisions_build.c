@@ -16,6 +16,7 @@
 #include "contactlab/ct_distance.h"
 #include "contactlab/ct_parallel.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,148 @@ static int vertex_coef_2d(const ct_contact_mesh *cm, int u, int v)
     int k = 0;
     for (int i = cm->ve_ptr[u]; i < cm->ve_ptr[u + 1]; ++i) k += !edge_has(cm->s, cm->ve_list[i], v);
     return 1 - k;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* face-aware weights: contact directions at the lag (ct_collisions.h)                         */
+
+/* The direction of a term's vertex side is that of its primitive pair at the lag positions xⁿ:
+ * from the closest feature of the partner primitive (classified at xⁿ) towards the vertex. Each
+ * feature has one routine (a vertex: unit_diff, an edge interior: dir_line with the edge's vertices
+ * in s->edges order, a face interior: dir_plane), so pairs that share their closest feature at xⁿ
+ * get the same direction bit for bit, and the inclusion–exclusion terms that cancel with one
+ * weight per vertex cancel with these weights too. A degenerate direction (the vertex on the
+ * feature at xⁿ) is NaN, for which ct_contact_mesh_vertex_weight returns w_v. */
+
+static void nan_dir(int dim, double *n)
+{
+    for (int k = 0; k < dim; ++k) n[k] = NAN;
+}
+
+/* n = (a − b)/|a − b| (unit_diff(b, a) is its negative, bit for bit) */
+static void unit_diff(int dim, const double *a, const double *b, double *n)
+{
+    double l2 = 0.0;
+    for (int k = 0; k < dim; ++k) {
+        n[k] = a[k] - b[k];
+        l2 += n[k] * n[k];
+    }
+    const double l = sqrt(l2);
+    if (!(l > 0.0) || !isfinite(l)) {
+        nan_dir(dim, n);
+        return;
+    }
+    for (int k = 0; k < dim; ++k) n[k] /= l;
+}
+
+/* From the foot of p on the line (e0, e1) towards p. */
+static void dir_line(int dim, const double *p, const double *e0, const double *e1, double *n)
+{
+    double d[3], q[3], dd = 0.0, qd = 0.0;
+    for (int k = 0; k < dim; ++k) {
+        d[k] = e1[k] - e0[k];
+        q[k] = p[k] - e0[k];
+        dd += d[k] * d[k];
+        qd += q[k] * d[k];
+    }
+    if (!(dd > 0.0)) {
+        unit_diff(dim, p, e0, n);
+        return;
+    }
+    const double t = qd / dd;
+    double c[3];
+    for (int k = 0; k < dim; ++k) c[k] = e0[k] + t * d[k];
+    unit_diff(dim, p, c, n);
+}
+
+/* The unit normal of the plane (t0, t1, t2) on the side of p. */
+static void dir_plane(const double *p, const double *t0, const double *t1, const double *t2, double *n)
+{
+    const double u[3] = {t1[0] - t0[0], t1[1] - t0[1], t1[2] - t0[2]};
+    const double w[3] = {t2[0] - t0[0], t2[1] - t0[1], t2[2] - t0[2]};
+    double N[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    const double l = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
+    const double s = N[0] * (p[0] - t0[0]) + N[1] * (p[1] - t0[1]) + N[2] * (p[2] - t0[2]);
+    if (!(l > 0.0) || !isfinite(l) || s == 0.0) {
+        nan_dir(3, n);
+        return;
+    }
+    const double f = (s > 0.0 ? 1.0 : -1.0) / l;
+    for (int k = 0; k < 3; ++k) n[k] = f * N[k];
+}
+
+/* Surface edge e's vertex positions at the lag, in s->edges order. */
+static void lag_edge(const ct_contact_mesh *cm, int e, const double **e0, const double **e1)
+{
+    *e0 = X(cm->x_lag, cm->dim, cm->s->edges[2 * e]);
+    *e1 = X(cm->x_lag, cm->dim, cm->s->edges[2 * e + 1]);
+}
+
+/* Vertex p against edge e (any dim): from e's closest feature towards p. */
+static void lag_dir_pe(const ct_contact_mesh *cm, int p, int e, double *n)
+{
+    const int dim = cm->dim;
+    const double *P = X(cm->x_lag, dim, p), *E0, *E1;
+    lag_edge(cm, e, &E0, &E1);
+    switch (ct_pe_classify(dim, P, E0, E1)) {
+    case CT_PE_P_E0: unit_diff(dim, P, E0, n); break;
+    case CT_PE_P_E1: unit_diff(dim, P, E1, n); break;
+    default: dir_line(dim, P, E0, E1, n);
+    }
+}
+
+/* Vertex p against face f (3D): from f's closest feature towards p. */
+static void lag_dir_pt(const ct_contact_mesh *cm, int p, int f, double *n)
+{
+    const double *xl = cm->x_lag, *P = X(xl, 3, p);
+    const int *F = cm->s->faces + 3 * f;
+    const double *T[3] = {X(xl, 3, F[0]), X(xl, 3, F[1]), X(xl, 3, F[2])};
+    const ct_pt_type t = ct_pt_classify(P, T[0], T[1], T[2]);
+    switch (t) {
+    case CT_PT_P_T0:
+    case CT_PT_P_T1:
+    case CT_PT_P_T2: unit_diff(3, P, T[t - CT_PT_P_T0], n); break;
+    case CT_PT_P_E0:
+    case CT_PT_P_E1:
+    case CT_PT_P_E2: {
+        const int k = t - CT_PT_P_E0, e = cm->face_edges[3 * f + k];
+        if (e >= 0) lag_dir_pe(cm, p, e, n);
+        else dir_line(3, P, T[k], T[(k + 1) % 3], n);
+        break;
+    }
+    default: dir_plane(P, T[0], T[1], T[2], n);
+    }
+}
+
+/* Edge ea against edge eb (3D): the direction of ea's side, from eb's closest point towards ea's
+ * (eb's side takes its negative). */
+static void lag_dir_ee(const ct_contact_mesh *cm, int ea, int eb, double *n)
+{
+    const double *A0, *A1, *B0, *B1;
+    lag_edge(cm, ea, &A0, &A1);
+    lag_edge(cm, eb, &B0, &B1);
+    const ct_ee_type t = ct_ee_classify(A0, A1, B0, B1);
+    switch (t) {
+    case CT_EE_A0_B0: unit_diff(3, A0, B0, n); break;
+    case CT_EE_A0_B1: unit_diff(3, A0, B1, n); break;
+    case CT_EE_A1_B0: unit_diff(3, A1, B0, n); break;
+    case CT_EE_A1_B1: unit_diff(3, A1, B1, n); break;
+    case CT_EE_A_B0:
+    case CT_EE_A_B1: { /* b's end against a's interior: a's side looks from b's end */
+        double m[3];
+        lag_dir_pe(cm, cm->s->edges[2 * eb + (t == CT_EE_A_B1)], ea, m);
+        for (int k = 0; k < 3; ++k) n[k] = -m[k];
+        break;
+    }
+    case CT_EE_A0_B: lag_dir_pe(cm, cm->s->edges[2 * ea], eb, n); break;
+    case CT_EE_A1_B: lag_dir_pe(cm, cm->s->edges[2 * ea + 1], eb, n); break;
+    default: {
+        double sa, rb, pa[3], pb[3];
+        ct_ee_closest(A0, A1, B0, B1, &sa, &rb);
+        for (int k = 0; k < 3; ++k) pa[k] = A0[k] + sa * (A1[k] - A0[k]), pb[k] = B0[k] + rb * (B1[k] - B0[k]);
+        unit_diff(3, pa, pb, n);
+    }
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -134,14 +277,26 @@ static inline int push_pe(term_list *L, ct_pe_type t, int p, int e, int e0, int 
     return push(L, B_PE, p, e, w);
 }
 
-/* Vertex p against face f: the term of the classified closest features if d < d̂. */
-static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, double dhat2,
-                     int *err)
+/* Face-aware weight of vertex p's side for the unit direction n: ct_contact_mesh_vertex_weight. */
+static inline double vw(const ct_contact_mesh *cm, int p, const double *n)
+{
+    return ct_contact_mesh_vertex_weight(cm, p, n);
+}
+
+/* Vertex p against face f: the term of the classified closest features if d < d̂, with weight w
+ * (face: w times p's face-aware weight for the pair's direction at the lag). */
+static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, int face,
+                     double dhat2, int *err)
 {
     const int *F = cm->s->faces + 3 * f;
     double d2;
     ct_pt_type t = ct_pt_classify_d2(X(x, 3, p), X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]), &d2);
     if (!(d2 < dhat2)) return d2;
+    if (face) {
+        double n[3];
+        lag_dir_pt(cm, p, f, n);
+        w *= vw(cm, p, n);
+    }
     int r;
     switch (t) {
     case CT_PT_P_T0:
@@ -164,7 +319,7 @@ enum {
 };
 
 static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w,
-                     double dhat2, unsigned char *far, int *err)
+                     int face, double dhat2, unsigned char *far, int *err)
 {
     const ct_surface *s = cm->s;
     int a0 = s->edges[2 * ea], a1 = s->edges[2 * ea + 1], b0 = s->edges[2 * eb], b1 = s->edges[2 * eb + 1];
@@ -174,6 +329,12 @@ static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, i
         *far = (unsigned char)((pe[2] >= dhat2 && pe[3] >= dhat2 ? FAR_B_A : 0) |
                                (pe[0] >= dhat2 && pe[1] >= dhat2 ? FAR_A_B : 0));
     if (!(d2 < dhat2)) return d2;
+    if (face) { /* w = ½(ω_a + ω_b), ω = ½ w_e(n) of each side */
+        double n[3], m[3];
+        lag_dir_ee(cm, ea, eb, n);
+        for (int k = 0; k < 3; ++k) m[k] = -n[k];
+        w = 0.5 * (0.5 * ct_contact_mesh_edge_weight(cm, ea, n) + 0.5 * ct_contact_mesh_edge_weight(cm, eb, m));
+    }
     const double *xr = cm->x_rest;
     double eps_x = ct_ee_mollifier_eps(X(xr, 3, a0), X(xr, 3, a1), X(xr, 3, b0), X(xr, 3, b1));
     int r;
@@ -340,6 +501,7 @@ typedef struct build_ctx {
     double dhat2, fv;
     double omega;             /* the edge–edge weight ω_e of ee_weight = dhat2 */
     int conv, ee_area;
+    int face;                 /* face-aware weights (CT_QUAD_FACE, with a lag) */
     const ct_pair_list *list; /* vf / ee / ve candidates */
     const int *pr;            /* convergent edge–edge: (edge, partner) grouped by edge */
     unsigned char *far;       /* convergent edge–edge: FAR_* bits per ee candidate */
@@ -362,11 +524,12 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
     for (long i = lo; i < hi && !err;) {
         int v = vf->ij[2 * i];
         long j = i;
-        double W = b->fv * cm->wv[v];
+        const int face = b->face;
+        double W = face ? b->fv : b->fv * cm->wv[v], n[3];
         eb->n = vb->n = 0;
         for (; j < hi && vf->ij[2 * j] == v; ++j) {
             int f = vf->ij[2 * j + 1];
-            const double d2 = add_pt(L, cm, x, v, f, W, dhat2, &err);
+            const double d2 = add_pt(L, cm, x, v, f, W, face, dhat2, &err);
             if (b->near) b->near[j] = !(d2 >= b->near2);
             if (b->conv)
                 for (int k = 0; k < 3; ++k) {
@@ -386,14 +549,16 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
                 if (d2 >= dhat2) continue;
                 int ke = faces_without(cm, e, v);
                 if (ke == 1) continue;
-                if (push_pe(L, t, v, e, e0, e1, (1 - ke) * W)) err = 1;
+                if (face) lag_dir_pe(cm, v, e, n);
+                if (push_pe(L, t, v, e, e0, e1, (1 - ke) * (face ? W * vw(cm, v, n) : W))) err = 1;
             }
             for (int k = 0; k < vb->n && !err; ++k) {
                 int u = vb->a[k];
                 if (ct_pp_d2(3, P, X(x, 3, u), NULL, NULL) >= dhat2) continue;
                 int c = vertex_coef_3d(cm, u, v);
                 if (c == 0) continue;
-                if (push_pp(L, v, u, c * W)) err = 1;
+                if (face) unit_diff(3, X(cm->x_lag, 3, v), X(cm->x_lag, 3, u), n);
+                if (push_pp(L, v, u, c * (face ? W * vw(cm, v, n) : W))) err = 1;
             }
         }
         i = j;
@@ -411,7 +576,8 @@ static int gen_ee(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
     for (long i = lo; i < hi && !err; ++i) {
         int ea = ee->ij[2 * i], ebb = ee->ij[2 * i + 1];
         const double d2 = add_ee(L, b->cm, b->x, ea < ebb ? ea : ebb, ea < ebb ? ebb : ea,
-                                 0.5 * (OMEGA(ea) + OMEGA(ebb)), b->dhat2, b->far ? &b->far[i] : NULL, &err);
+                                 0.5 * (OMEGA(ea) + OMEGA(ebb)), b->face && b->ee_area, b->dhat2,
+                                 b->far ? &b->far[i] : NULL, &err);
         if (b->near) b->near[i] = !(d2 >= b->near2);
     }
     return err;
@@ -452,7 +618,14 @@ static int gen_ee_conv(const build_ctx *b, long lo, long hi, term_list *L, iset 
                 np += !edge_has(s, e, a0) && !edge_has(s, e, a1);
             }
             if (np == 1) continue;
-            if (push_pe(L, t, p, ea, a0, a1, -(np - 1) * 0.5 * OMEGA(ea))) err = 1;
+            double om = OMEGA(ea);
+            if (b->face && b->ee_area) { /* ea's side looks from p: the negative of p's direction */
+                double n[3];
+                lag_dir_pe(cm, p, ea, n);
+                for (int q = 0; q < 3; ++q) n[q] = -n[q];
+                om = 0.5 * ct_contact_mesh_edge_weight(cm, ea, n);
+            }
+            if (push_pe(L, t, p, ea, a0, a1, -(np - 1) * 0.5 * om)) err = 1;
         }
         i = j;
     }
@@ -471,14 +644,18 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
     for (long i = lo; i < hi && !err;) {
         int v = ve->ij[2 * i];
         long j = i;
-        double W = b->fv * cm->wv[v];
+        const int face = b->face;
+        double W = face ? b->fv : b->fv * cm->wv[v], n[2];
         const double *P = X(x, 2, v);
         vb->n = 0;
         for (; j < hi && ve->ij[2 * j] == v; ++j) {
             int e = ve->ij[2 * j + 1], e0 = s->edges[2 * e], e1 = s->edges[2 * e + 1];
             double d2;
             ct_pe_type t = ct_pe_classify_d2(2, P, X(x, 2, e0), X(x, 2, e1), &d2);
-            if (d2 < dhat2 && push_pe(L, t, v, e, e0, e1, W)) err = 1;
+            if (d2 < dhat2) {
+                if (face) lag_dir_pe(cm, v, e, n);
+                if (push_pe(L, t, v, e, e0, e1, face ? W * vw(cm, v, n) : W)) err = 1;
+            }
             if (b->near) b->near[j] = !(d2 >= b->near2);
             if (b->conv)
                 for (int k = 0; k < 2; ++k)
@@ -491,7 +668,8 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
                 if (ct_pp_d2(2, P, X(x, 2, u), NULL, NULL) >= dhat2) continue;
                 int c = vertex_coef_2d(cm, u, v);
                 if (c == 0) continue;
-                if (push_pp(L, v, u, c * W)) err = 1;
+                if (face) unit_diff(2, X(cm->x_lag, 2, v), X(cm->x_lag, 2, u), n);
+                if (push_pp(L, v, u, c * (face ? W * vw(cm, v, n) : W))) err = 1;
             }
         }
         i = j;
@@ -555,8 +733,12 @@ static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, in
     return err;
 }
 
-/* Join, sort and merge the lists of every bucket, then write the set. */
-static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part_list *P, int threads, int split)
+/* Join, sort and merge the lists of every bucket, then write the set. With face-aware weights
+ * (`face`) a sum within 1e-12 of the summed magnitudes is dropped too: records that cancel (the
+ * inclusion–exclusion) have equal weights when they share their closest feature at the lag, but
+ * a sum like (a + b) − a − b may leave an ulp. */
+static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part_list *P, int threads, int split,
+                           int face)
 {
     term *arr[NBUCKET] = {0};
     long cnt[NBUCKET] = {0};
@@ -592,9 +774,9 @@ static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part
         m = 0;
         for (long i = 0; i < n;) {
             long j = i;
-            double w = 0.0;
-            for (; j < n && s[j].key == s[i].key; ++j) w += s[j].w;
-            if (w != 0.0) {
+            double w = 0.0, wabs = 0.0;
+            for (; j < n && s[j].key == s[i].key; ++j) w += s[j].w, wabs += fabs(s[j].w);
+            if (w != 0.0 && !(face && fabs(w) <= 1e-12 * wabs)) {
                 a[m].key = s[i].key;
                 a[m].w = w;
                 m++;
@@ -725,10 +907,10 @@ static int build_terms_3d(build_ctx *b, const ct_candidates *cand, int split, in
     return err;
 }
 
-/* Obstacles: every movable surface vertex against every half-space, one term list appended to P.
- * Returns 1 if out of memory. */
+/* Obstacles: every movable surface vertex against every half-space, one term list appended to P;
+ * face: the vertex's face-aware weight for the half-space's normal. Returns 1 if out of memory. */
 static int build_terms_obstacles(const ct_contact_mesh *cm, const ct_obstacle *obs, int nobs, const double *x,
-                                 double dhat, part_list *P)
+                                 double dhat, int face, part_list *P)
 {
     const ct_surface *s = cm->s;
     const int dim = cm->dim;
@@ -742,7 +924,7 @@ static int build_terms_obstacles(const ct_contact_mesh *cm, const ct_obstacle *o
             double d = 0.0;
             for (int i = 0; i < dim; ++i) d += obs[b].normal[i] * (xv[i] - obs[b].point[i]);
             if (!(d < dhat)) continue;
-            if (push(L, B_PH, v, b, cm->wv[v])) return 1;
+            if (push(L, B_PH, v, b, face ? vw(cm, v, obs[b].normal) : cm->wv[v])) return 1;
         }
     }
     return 0;
@@ -762,7 +944,9 @@ ct_status ct_collision_set_build_near(ct_collision_set *cs, const ct_contact_mes
     int err = 0;
     const int split = conv && o->split_ee;
     const double ee_dhat = o->ee_dhat > 0.0 ? o->ee_dhat : dhat;
-    build_ctx b = {cm, x, dhat2, fv, ee_dhat * ee_dhat, conv, ee_area, NULL, NULL, NULL, NULL, near_dist * near_dist};
+    const int face = cm->quadrature == CT_QUAD_FACE && cm->x_lag && cm->face_an;
+    build_ctx b = {cm,   x,    dhat2, fv,   ee_dhat * ee_dhat, conv, ee_area, face, NULL, NULL, NULL, NULL,
+                   near_dist * near_dist};
     unsigned char *flag = NULL;
     if (near) {
         const long nmax = cand->vf.n > cand->ee.n ? (cand->vf.n > cand->ve.n ? cand->vf.n : cand->ve.n)
@@ -779,8 +963,8 @@ ct_status ct_collision_set_build_near(ct_collision_set *cs, const ct_contact_mes
         if (near && !err && keep_flagged(&cand->ve, flag, &near->ve) != CT_OK) err = 1;
     }
     free(flag);
-    if (!err) err = build_terms_obstacles(cm, obs, nobs, x, dhat, &P);
-    ct_status st = err ? CT_ENOMEM : write_set(cs, cm, &P, o->threads, split);
+    if (!err) err = build_terms_obstacles(cm, obs, nobs, x, dhat, face, &P);
+    ct_status st = err ? CT_ENOMEM : write_set(cs, cm, &P, o->threads, split, face);
     for (int q = 0; q < P.n; ++q) term_list_free(&P.p[q]);
     free(P.p);
     return st;

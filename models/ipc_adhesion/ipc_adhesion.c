@@ -4,8 +4,10 @@
  * eps_c = 0 and mu_a = 0 (the defaults) it is plain IPC, bitwise: the adhesion code paths are not
  * taken. Formulas: models/ipc_adhesion/README.md.
  *
- * Per step: begin_step lags the friction and tangential adhesion state (λ, λ_a, T, closest
- * points) at x^n; every energy, gradient and Hessian call builds the collision set at its x
+ * Per step: begin_step lags the face-aware contact weights (ct_contact_mesh_lag: the face normals
+ * and contact directions at x^n, so every term's weight is a constant of the step) and the
+ * friction and tangential adhesion state (λ, λ_a, T, closest points) at x^n; every energy,
+ * gradient and Hessian call builds the collision set at its x
  * (pairs within the reach: d̂, or d̂_a with adhesion; from the core's candidate cache,
  * ct_candidate_cache.h, reused while x stays within bp_margin; the set itself cached while x does
  * not change); a pair's normal energy density is κ b(d) + a(d), its Hessian projected as a whole;
@@ -36,8 +38,8 @@ static const char *const variant_choices[] = {"distance", "squared", NULL};
 enum {
     P_DHAT = CT_IPC_P_DHAT, P_KAPPA = CT_IPC_P_KAPPA, P_MU = CT_IPC_P_MU, P_EPS_V = CT_IPC_P_EPS_V,
     P_COLSET = CT_IPC_P_COLSET, P_EEW = CT_IPC_P_EEW, P_CCD_S = CT_IPC_P_CCD_S, P_KAPPA_SCALE = CT_IPC_P_KAPPA_SCALE,
-    P_BP_MARGIN = CT_IPC_P_BP_MARGIN, P_EPS_C = CT_IPC_NPARAMS, P_MU_A, P_DHAT_P, P_DHAT_A, P_S_P, P_EPS_A, P_VARIANT,
-    P_Y_OBS, P_NPARAMS
+    P_BP_MARGIN = CT_IPC_P_BP_MARGIN, P_QUAD = CT_IPC_P_QUADRATURE, P_EPS_C = CT_IPC_NPARAMS, P_MU_A, P_DHAT_P,
+    P_DHAT_A, P_S_P, P_EPS_A, P_VARIANT, P_Y_OBS, P_NPARAMS
 };
 
 static const ct_param_spec ipc_params[] = {
@@ -345,6 +347,8 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag
     for (int v = 0; v < c->nx; ++v) st->movable[v] = !(c->vert_kinematic && c->vert_kinematic[v]);
     ct_status s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
     if (s != CT_OK) return s;
+    st->cm.quadrature = (int)prm->value[P_QUAD] == 1 ? CT_QUAD_VERTEX : CT_QUAD_FACE;
+    ct_contact_mesh_lag(&st->cm, c->x_prev); /* (begin_step lags again at every step) */
     ct_stepsize_init(&st->step);
     ct_collision_set_init(&st->cs);
     ct_friction_set_init(&st->fs);
@@ -403,6 +407,12 @@ static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
     st->cache.n_queries = 0;
     st->n_ccd_reused = 0;
     memcpy(st->x_step0, c->x_prev, (size_t)st->nx * st->dim * sizeof(double));
+    if (st->cm.quadrature == CT_QUAD_FACE) {
+        /* the terms' weights are lagged at x^n: a set built before (at the same x, at the end of
+         * the last step) has the old weights */
+        ct_contact_mesh_lag(&st->cm, c->x_prev);
+        st->cache_valid = 0;
+    }
     return lag_friction(st, c, c->x_prev);
 }
 

@@ -10,16 +10,20 @@
  * displacement of the two material points since the bond formed). n̄ is lagged at the start of
  * the step (like friction's tangent basis), so E_k is quadratic in x, its Hessian
  * w β² (c cᵀ) ⊗ (C_N n̄n̄ᵀ + C_T (I − n̄n̄ᵀ)) is PSD, and the finite differences are exact.
- * w_k is v's surface area share, halved between two bodies (both bodies' vertices bond to the
- * other's surface), whole against a half-space.
+ * w_k is v's contact weight for the direction n̄ (ct_contact_mesh_vertex_weight with the quadrature
+ * parameter "face": the area v presents to the anchor, Σ_{f∋v} (A_f/3) max(0, −n_f·n̄), lagged at
+ * the start of the step with n̄; "vertex": ⅓ of all its surface triangles), halved between two
+ * bodies (both bodies' vertices bond to the other's surface), whole against a half-space.
  * β evolves before each step by eq. 7–9 (ct_rcc.h) from the gap, the slip and the total normal
- * pressure at x^n: p = (barrier force on v)·n̄ / area_v − C_N β² d.
+ * pressure at x^n: p = (barrier force on v)·n̄ / w_v(n̄) − C_N β² d (the barrier's weight of v against a
+ * half-space: its normal force divided by the same area is the barrier pressure).
  * Pairs are tracked in a ct_pair_map: detected when v is within max(d̂, bond_dist) of q at the
  * start of a step (at t = 0 with β₀ if within bond_dist, later with β = 0), kept while the bonded
  * material points are less than debond_dist apart (default twice the reference gap √(W/C_N); the
  * normal gap alone would let a bond slide away along a face) and, if undetected, while β > 0.
  */
 #include "contactlab/ct_broadphase.h"
+#include "contactlab/ct_collisions.h"
 #include "contactlab/ct_distance.h"
 #include "contactlab/ct_ipc_params.h"
 #include "contactlab/ct_model.h"
@@ -99,8 +103,19 @@ typedef struct rcc_state {
     long n_clamped0; /* of these, clamped at 0: the update went negative */
     long n_dropped;  /* pairs dropped in the last begin_step */
     int hist_every;
+    int face;           /* quadrature "face": the pair areas from cm's face-aware weights */
+    ct_contact_mesh cm; /* (face) the surface and its lag at x^n */
     const char *names[8 + NHIST];
 } rcc_state;
+
+/* The contact area of vertex v bonded along the unit normal n̄ (towards v): its face-aware weight
+ * lagged at x^n, or ⅓ of its surface triangles (quadrature "vertex"). */
+static double vertex_area(const rcc_state *st, const ct_step_ctx *c, int v, const double *nbar)
+{
+    if (!st->face) return c->surf->vert_area[v];
+    double n[3] = {nbar[0], nbar[1], st->dim == 3 ? nbar[2] : 0.0};
+    return ct_contact_mesh_vertex_weight(&st->cm, v, n);
+}
 
 /* ---------- geometry of one pair ---------- */
 
@@ -260,7 +275,7 @@ static ct_status track(rcc_state *st, const ct_step_ctx *c, const double *x, int
     anchor_frame(st, c, P, x, R);
     for (int k = 0; k < dim; ++k) P->r0[k] = r[k];
     for (int i = 0; i < 3; ++i) P->r0l[i] = R[i][0] * r[0] + R[i][1] * r[1] + R[i][2] * r[2];
-    const double area = c->surf->vert_area[v];
+    const double area = vertex_area(st, c, v, P->nbar);
     P->w = prim < 0 ? area : 0.5 * area;
     P->beta = !st->started && sqrt(d2) < st->bond_dist ? st->beta0 : 0.0;
     return CT_OK;
@@ -340,6 +355,7 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
     if (s != CT_OK) return s;
     const int dim = st->dim;
     const double *x = c->x_prev;
+    if (st->face) ct_contact_mesh_lag(&st->cm, x);
     /* detection at x^n (new pairs: β₀ within bond_dist at t = 0, else 0) */
     ct_pair_map_begin_pass(&st->pairs);
     if ((s = detect(st, c, x)) != CT_OK) return s;
@@ -361,7 +377,8 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
         for (int k = 0; k < dim; ++k) P->r0[k] = R[0][k] * P->r0l[0] + R[1][k] * P->r0l[1] + R[2][k] * P->r0l[2];
         pair_gap_slip(st, P, r, &d, &u2);
         for (int k = 0; k < dim; ++k) fn -= st->g[(size_t)dim * v + k] * P->nbar[k];
-        const double area = c->surf->vert_area[v];
+        const double area = vertex_area(st, c, v, P->nbar);
+        P->w = (P->prim < 0 ? 1.0 : 0.5) * area; /* lagged with n̄ */
         const double press = (area > 0.0 ? fn / area : 0.0) - st->law.cn * P->beta * P->beta * d;
         int clamp = 0;
         P->beta = ct_rcc_beta_step(&st->law, P->beta, d, u2, press, c->h, &clamp);
@@ -577,6 +594,11 @@ static ct_status rcc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag
                                                  "beta_hist_7", "beta_hist_8", "beta_hist_9"};
     for (int k = 0; k < 8 + NHIST; ++k) st->names[k] = names[k];
     st->hist_every = (int)prm->value[R_HIST];
+    st->face = (int)prm->value[CT_IPC_P_QUADRATURE] == CT_QUAD_FACE;
+    if (st->face) {
+        if ((s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, NULL)) != CT_OK) return s;
+        ct_contact_mesh_lag(&st->cm, c->x_prev);
+    }
     return CT_OK;
 }
 
@@ -593,6 +615,7 @@ static void rcc_destroy(void *p)
     free(st->best_prim);
     free(st->best_d2);
     free(st->best_lam);
+    ct_contact_mesh_free(&st->cm);
 }
 
 const ct_model_type ct_model_rcc_ipc = {

@@ -21,6 +21,36 @@
  *                         vertices), which equals the max for locally convex surfaces; edge–edge
  *                         terms carry the weight d̂² (a point contact), see the README.
  * Obstacles: every surface vertex against every half-space, weight w_v.
+ *
+ * Vertex weights: the quadrature of the contact mesh (ct_contact_mesh.quadrature).
+ *   CT_QUAD_FACE (default)  face-aware: the weight of the vertex side of a term is
+ *                              w_v(n) = Σ_{f∋v} (A_f/3) max(0, −n_f·n)      (2D: segments, A_f/2)
+ *                           with A_f the REST area of the incident boundary face, n_f its outward
+ *                           unit normal and n the unit contact direction, from the partner's
+ *                           closest point towards the vertex (a half-space: its outward normal).
+ *                           A flat face in full contact carries exactly its area: the side faces of
+ *                           a rim vertex (n_f ⟂ n) give 0. Edge sides of area-weighted edge–edge
+ *                           terms take w_e(n) = Σ_{f∋e} (A_f/3) max(0, −n_f·n) in place of w_e.
+ *                           Lagged: n_f and n are evaluated at the positions of the last
+ *                           ct_contact_mesh_lag (xⁿ, the start of the time step), so within a step
+ *                           the weights are constants, like friction's lagged λ, and every
+ *                           gradient and Hessian of Σ w m ψ stays exact. n of a term is that of
+ *                           its primitive pair at xⁿ — the direction from the closest feature of
+ *                           the partner primitive (face, edge or vertex, classified at xⁿ) to the
+ *                           vertex — not of its closest-feature stencil at x: a stencil changes
+ *                           inside a step (a point–triangle pair becomes point–edge as the vertex
+ *                           crosses an edge) and a weight tied to it would make the energy jump
+ *                           there. Terms whose pairs share their closest feature at xⁿ get the
+ *                           same n bit for bit, so the inclusion–exclusion of the convergent set
+ *                           cancels exactly as with one weight per vertex. Floor: a weight is at
+ *                           least CT_QUAD_FLOOR × its vertex-quadrature value (w_v, w_e), so no
+ *                           point–triangle, point–edge or half-space term has weight 0 and the
+ *                           barrier still diverges (intersection-free); a vertex without incident
+ *                           faces (a point) and a degenerate direction (d = 0 at xⁿ) take w_v.
+ *   CT_QUAD_VERTEX          w_v = ⅓ of ALL the incident boundary triangles (2D: ½ of the
+ *                           segments), s->vert_area: a flat face in full contact carries
+ *                           (1 + 2t/L) × its area (the rim vertices count their side faces too);
+ *                           kept for ablation, bitwise the construction before the face weights.
  * layer: contact */
 #ifndef CT_COLLISIONS_H
 #define CT_COLLISIONS_H
@@ -35,6 +65,10 @@
 typedef enum { CT_COL_PP, CT_COL_PE, CT_COL_PT, CT_COL_EE, CT_COL_PH } ct_col_kind;
 typedef enum { CT_COLSET_IPC2020, CT_COLSET_CONVERGENT } ct_colset_kind;
 typedef enum { CT_EEW_AREA, CT_EEW_DHAT2 } ct_ee_weight_kind;
+typedef enum { CT_QUAD_FACE, CT_QUAD_VERTEX } ct_quadrature_kind;
+
+/* Face-aware weights are at least this fraction of the vertex-quadrature weight (w_v, w_e). */
+#define CT_QUAD_FLOOR 1e-3
 
 /* ct_collision.flags */
 enum {
@@ -65,18 +99,39 @@ typedef struct ct_contact_mesh {
     const double *x_rest;    /* nv*dim rest positions (for the EE mollifier) */
     const int *part;         /* participant (body) of each vertex */
     const unsigned char *movable; /* nv: 0 if the vertex is fully prescribed (may be NULL) */
-    double *wv;              /* vertex weights: area (3D) / length (2D) share, = s->vert_area */
+    double *wv;              /* vertex-quadrature weights: area (3D) / length (2D) share, = s->vert_area
+                                (CT_QUAD_VERTEX; the base of the face-aware floor) */
     int *face_edges;         /* 3D: nf*3, edge k joins faces[3f+k] and faces[3f+(k+1)%3] */
     int *ef_ptr, *ef_opp;    /* 3D: per edge, the opposite vertex of each incident face (CSR) */
     int *ve_ptr, *ve_list;   /* per vertex, incident surface edges (CSR) */
     int *vv_ptr, *vv_list;   /* per vertex, adjacent surface vertices (CSR, sorted) */
     unsigned char *interior; /* 3D: vertex not on the border of an open surface;
                                 2D: vertex with exactly two incident segments */
+    ct_quadrature_kind quadrature; /* the vertex weights of the sets built on this mesh: CT_QUAD_FACE
+                                (set by ct_contact_mesh_init) or CT_QUAD_VERTEX (see the top) */
+    int *vf_ptr, *vf_list;   /* 3D: per vertex, incident faces (CSR, increasing) */
+    int *ef_face;            /* 3D: per edge, the incident faces (CSR with ef_ptr, increasing) */
+    /* the lag of the face-aware weights (ct_contact_mesh_lag) */
+    double *x_lag;           /* nv*dim positions xⁿ */
+    double *face_an;         /* 3D: nf*3, (A_f/3)·n_f; 2D: ned*2, (A_e/2)·n_e: rest area share times
+                                the outward unit normal at xⁿ (0 for a face degenerate at xⁿ) */
 } ct_contact_mesh;
 
+/* Topology, quadrature CT_QUAD_FACE and its lag at x_rest (so the face-aware weights are defined
+ * before any lag; a model that wants w_v sets cm->quadrature = CT_QUAD_VERTEX). */
 ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s, const double *x_rest,
                                const int *part, const unsigned char *movable);
 void ct_contact_mesh_free(ct_contact_mesh *cm);
+/* Lag the face-aware weights at x (nv*dim): copy x and compute the faces' normals there. A model
+ * calls it at the start of each step (begin_step, x = xⁿ) and drops whatever it built from the
+ * set before (the terms' weights change). O(nv + nf), no allocation. */
+void ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x);
+/* Face-aware weight of surface vertex v for the unit contact direction n (from the partner
+ * towards v): Σ_{f∋v} (A_f/3) max(0, −n_f·n) with the lagged normals (2D: segments, A/2), at least
+ * CT_QUAD_FLOOR·w_v; w_v for a vertex without incident faces or a non-finite n. */
+double ct_contact_mesh_vertex_weight(const ct_contact_mesh *cm, int v, const double *n);
+/* The same for surface edge e (3D): Σ_{f∋e} (A_f/3) max(0, −n_f·n), at least CT_QUAD_FLOOR·w_e. */
+double ct_contact_mesh_edge_weight(const ct_contact_mesh *cm, int e, const double *n);
 
 typedef struct ct_collision_set {
     long n, cap;
@@ -103,7 +158,8 @@ typedef struct ct_colset_opts {
 
 /* Build the set of pairs active at x (d < d̂) from broad-phase candidates (proximity,
  * inflated by d̂) and the obstacles. Terms with the same stencil are merged (weights summed);
- * zero-weight terms are dropped. The order is deterministic. */
+ * zero-weight terms are dropped (face-aware weights: also sums within 1e-12 of the summed
+ * magnitudes, the round-off of terms that cancel). The order is deterministic. */
 ct_status ct_collision_set_build(ct_collision_set *cs, const ct_contact_mesh *cm, const ct_candidates *cand,
                                  const ct_obstacle *obs, int nobs, const double *x, const ct_colset_opts *o);
 /* The same, and `near` receives the candidates (in their order) whose distance at x, as the

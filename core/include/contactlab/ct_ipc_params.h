@@ -13,14 +13,16 @@
 
 enum {
     CT_IPC_P_DHAT, CT_IPC_P_KAPPA, CT_IPC_P_MU, CT_IPC_P_EPS_V, CT_IPC_P_COLSET, CT_IPC_P_EEW, CT_IPC_P_CCD_S,
-    CT_IPC_P_KAPPA_SCALE, CT_IPC_P_BP_MARGIN, CT_IPC_NPARAMS
+    CT_IPC_P_KAPPA_SCALE, CT_IPC_P_BP_MARGIN, CT_IPC_P_QUADRATURE, CT_IPC_NPARAMS
 };
 
-/* the choices of collision_set and ee_weight (core/contact/ipc_params.c) */
+/* the choices of collision_set, ee_weight and quadrature (core/contact/ipc_params.c); quadrature's
+ * index is the ct_quadrature_kind (0 face, 1 vertex) */
 extern const char *const ct_ipc_colset_choices[];
 extern const char *const ct_ipc_eew_choices[];
+extern const char *const ct_ipc_quadrature_choices[];
 
-/* the initializers of entries CT_IPC_P_DHAT .. CT_IPC_P_BP_MARGIN */
+/* the initializers of entries CT_IPC_P_DHAT .. CT_IPC_P_QUADRATURE */
 #define CT_IPC_PARAM_SPECS \
     {"dhat", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL, \
                 "barrier activation distance d̂", 0}, \
@@ -47,6 +49,11 @@ extern const char *const ct_ipc_eew_choices[];
                      "proximity candidates are queried within (1 + bp_margin)·d̂ and reused until a surface " \
                      "vertex moves bp_margin·d̂/2; max_step filters them by swept boxes while the sweep stays within " \
                      "(1 + bp_margin)·d̂/2 (0: new queries every time; same results either way)", \
-                     0}
+                     0}, \
+    {"quadrature", CT_PARAM_CHOICE, 0, "", 0, 0, 0, ct_ipc_quadrature_choices, \
+                  "contact weight of a vertex: face: the area it presents to the partner, sum of 1/3 of its " \
+                  "faces' rest areas times max(0, -n_f.n), lagged at the step start (a flat face in full contact " \
+                  "carries its true area); vertex: 1/3 of all its faces (rim vertices also count side faces)", \
+                  0}
 
 #endif
