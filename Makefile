@@ -64,7 +64,7 @@ EXP_BIN    := $(patsubst %.c,$(BUILD)/%,$(EXP_SRC))
 DEP_FILES  := $(LIB_OBJ:.o=.d) $(BUILD)/core/io/main.d $(TEST_UTIL:.o=.d) $(TEST_BIN:=.d) $(EXP_BIN:=.d) $(BENCH_BIN).d
 -include $(DEP_FILES)
 
-.PHONY: all test demo figures bench sanitize install clean help deps check-layers
+.PHONY: all test demo figures bench sanitize install clean help deps check-layers newton-table
 all: $(LIB) $(CLI) $(EXP_BIN)
 
 help:
@@ -126,6 +126,11 @@ bench: $(BENCH_BIN)
 	OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 2 --scene elastic,contact $(BENCH_ARGS)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 1 --scene contact --contact-sizes 50 --steps 6 --mu 0,0.3 $(BENCH_ADH_ARGS)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 1 --scene contact --contact-sizes 50 --steps 6 --mu 0,0.3 --adhesion 1e-3:1 $(BENCH_ADH_ARGS)
+
+# Every Newton regression scene of issue 15 (box-on-box impacts included, ~3 min, one thread) with
+# the acceptance checks, the table in tests/newton_table.md (tests/README.md quotes it).
+newton-table: all
+	CONTACTLAB=$(CLI) bash tests/newton_regression.sh tests/newton_table.md
 
 demo: all
 	bash scripts/demo.sh

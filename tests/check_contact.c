@@ -208,7 +208,7 @@ START_TEST(test_term_projection)
     ct_candidates_init(&cand);
     ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, dhat, 1, &cand), CT_OK);
     int seen[5][8] = {{0}}, n_checked = 0, n_moll = 0, n_indef = 0;
-    double worst = 0.0, worst_moll = 0.0;
+    double worst = 0.0, worst_moll = 0.0, worst_exact = 0.0;
     for (int kind = 0; kind < 2; ++kind) {
         ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0, 0};
         ct_collision_set cs;
@@ -253,6 +253,29 @@ START_TEST(test_term_projection)
             double nrm = 0.0, neg = 0.0;
             for (int k = 0; k < n * n; ++k) nrm += H[k] * H[k];
             nrm = sqrt(nrm);
+            /* the exact (unprojected) block against central differences of the term gradient */
+            {
+                ct_triplets_init(&T);
+                ck_assert_int_eq(ct_collision_hessian_exact(&one, &cm, NULL, x, proj_kappa_density, dk, 1, &T), CT_OK);
+                double Ex[144], D[144];
+                ct_test_stencil_block(&T, t->v, nv, dim, Ex);
+                ct_triplets_free(&T);
+                const double h = 1e-9;
+                for (int b = 0; b < n; ++b) {
+                    double gp[12], gm[12];
+                    const int vb = t->v[b / dim], kb = b % dim;
+                    double save = x[vb * dim + kb];
+                    x[vb * dim + kb] = save + h;
+                    ct_collision_term_grad(t, &cm, NULL, x, proj_kappa_density, dk, gp);
+                    x[vb * dim + kb] = save - h;
+                    ct_collision_term_grad(t, &cm, NULL, x, proj_kappa_density, dk, gm);
+                    x[vb * dim + kb] = save;
+                    for (int a = 0; a < n; ++a) D[a + n * b] = (gp[a] - gm[a]) / (2 * h);
+                }
+                double e2 = 0.0, d2 = 0.0;
+                for (int k = 0; k < n * n; ++k) e2 += (Ex[k] - D[k]) * (Ex[k] - D[k]), d2 += D[k] * D[k];
+                worst_exact = fmax(worst_exact, sqrt(e2 / d2));
+            }
             double Hc[144];
             memcpy(Hc, H, sizeof Hc);
             ck_assert_int_eq(ct_psd_project(H, n), CT_OK);
@@ -295,8 +318,10 @@ START_TEST(test_term_projection)
     for (int k = 0; k < 5; ++k)
         for (int q = 0; q < 8; ++q) ntypes += seen[k][q];
     printf("term projection: %d terms (%d mollified EE, %d indefinite before projection, %d kind/type classes): "
-           "|P - P_lapack|/|H| max %.2e closed form, %.2e finite differences\n",
-           n_checked, n_moll, n_indef, ntypes, worst, worst_moll);
+           "|P - P_lapack|/|H| max %.2e closed form, %.2e finite differences; exact Hessian against central "
+           "differences of the gradient: max %.2e\n",
+           n_checked, n_moll, n_indef, ntypes, worst, worst_moll, worst_exact);
+    ck_assert(worst_exact < 1e-5);
     ck_assert(n_indef > 0 && ntypes >= 6);
     ck_assert(worst < 1e-10);
     ck_assert(worst_moll < 1e-5);

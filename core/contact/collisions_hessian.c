@@ -488,11 +488,15 @@ static void reduce_begin(term_work *tw, const double *H, int m, int dim)
  * ct_psd_begin. The half-space term (not translation invariant) and failures are finished here
  * (tw->mode = TW_DONE; a failure sets *status). */
 static void term_begin(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs, const double *x,
-                       ct_density_fn f, const void *ctx, double *H, term_work *tw, int *status)
+                       ct_density_fn f, const void *ctx, int project, double *H, term_work *tw, int *status)
 {
     const int nv = ct_collision_nverts(c), n = nv * cm->dim;
     const int moll = c->kind == CT_COL_EE && c->eps_x > 0;
     tw->mode = TW_DONE;
+    if (!project) { /* the exact Hessian, as it is */
+        if (!general_hessian(c, cm, obs, x, f, ctx, H)) *status = CT_ELIB;
+        return;
+    }
     if (!moll && (c->kind == CT_COL_PP || (c->kind == CT_COL_PE && c->type == CT_PE_P_E) ||
                   (c->kind == CT_COL_PT && c->type == CT_PT_P_T) || (c->kind == CT_COL_EE && c->type == CT_EE_A_B))) {
         double ps, pss;
@@ -543,8 +547,9 @@ static void term_end(const ct_collision *c, const ct_contact_mesh *cm, const ct_
     }
 }
 
-ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
-                               const double *x, ct_density_fn f, const void *ctx, int threads, ct_triplets *H)
+static ct_status collision_hessian(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                   const double *x, ct_density_fn f, const void *ctx, int threads, int project,
+                                   ct_triplets *H)
 {
     const int dim = cm->dim;
     if (cs->n == 0) return CT_OK;
@@ -588,7 +593,7 @@ ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh
         double loc[HESS_GROUP][144];
         int sti = CT_OK;
         for (int q = 0; q < ng; ++q) {
-            term_begin(&cs->c[i0 + q], cm, obs, x, f, ctx, loc[q], &tw[q], &sti);
+            term_begin(&cs->c[i0 + q], cm, obs, x, f, ctx, project, loc[q], &tw[q], &sti);
             pw[q] = tw[q].mode == TW_DONE ? NULL : &tw[q].pw; /* (NULL: skipped by ct_psd_ql) */
         }
         ct_psd_ql(pw, ng);
@@ -628,4 +633,16 @@ ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh
     if (status == CT_OK) H->n = off[cs->n];
     free(off);
     return (ct_status)status;
+}
+
+ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                               const double *x, ct_density_fn f, const void *ctx, int threads, ct_triplets *H)
+{
+    return collision_hessian(cs, cm, obs, x, f, ctx, threads, 1, H);
+}
+
+ct_status ct_collision_hessian_exact(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                     const double *x, ct_density_fn f, const void *ctx, int threads, ct_triplets *H)
+{
+    return collision_hessian(cs, cm, obs, x, f, ctx, threads, 0, H);
 }

@@ -118,12 +118,16 @@ static const step_col step_cols[] = {
     {"newton_iters", "", 1, "Newton iterations (linear solves)"},
     {"line_search_iters", "", 1, "backtracking halvings summed over the step"},
     {"friction_iters", "", 1, "outer lagged-state passes"},
+    {"exact_iters", "", 1, "Newton iterations on the exact (unprojected) Hessian"},
+    {"exact_fallbacks", "", 1, "exact Hessians found indefinite (the projected one used instead)"},
     {"ccd_alpha_min", "", 0, "smallest step fraction allowed by the model's max_step"},
     {"n_candidates", "", 1, "contact candidate pairs"},
     {"n_active", "", 1, "active contact pairs"},
     {"min_distance", "m", 0, "smallest contact distance (inf: none)"},
     {"energy", "J", 0, "incremental potential at the solution"},
     {"residual", "m/s", 0, "last Newton |p|_inf / h (static: m)"},
+    {"force_residual", "", 0, "last Newton iterate's unbalanced force |r|_1 relative to the force scale"},
+    {"force_scale", "N", 0, "force scale F of the force test: |f_ext| + |f_contact| + |M a| + reactions"},
     {"intersections", "", 1, "intersecting primitive pairs found by the verifier"},
     {"n_analyses", "", 1, "symbolic analyses so far"},
     {"wall_s", "s", 0, "wall-clock time of the step"},
@@ -154,12 +158,15 @@ typedef struct {
 static ct_status log_row_steps(run_log *L, const ct_sim *s)
 {
     const ct_step_stats *S = &s->last;
-    double dv[NSTEPCOLS] = {s->t, 0, 0, 0, S->ccd_alpha_min, 0, 0, S->min_distance, S->energy, S->residual, 0,
-                            0, S->wall, S->t_assembly, S->t_projection, S->t_analysis, S->t_factor, S->t_solve,
-                            S->t_line_search, S->t_contact, S->t_ccd, S->t_contact_assembly, S->t_broadphase,
-                            S->t_model, S->t_verify};
-    long iv[NSTEPCOLS] = {0, S->newton_iters, S->line_search_iters, S->friction_iters, 0, S->n_candidates,
-                          S->n_active, 0, 0, 0, S->intersections, S->n_analyses};
+    /* in the order of step_cols: the real columns in dv, the integer ones in iv */
+    double dv[NSTEPCOLS] = {s->t, 0, 0, 0, 0, 0, S->ccd_alpha_min, 0, 0, S->min_distance, S->energy,
+                            S->residual, S->force_residual, S->force_scale, 0, 0, S->wall, S->t_assembly,
+                            S->t_projection, S->t_analysis, S->t_factor, S->t_solve, S->t_line_search,
+                            S->t_contact, S->t_ccd, S->t_contact_assembly, S->t_broadphase, S->t_model,
+                            S->t_verify};
+    long iv[NSTEPCOLS] = {0, S->newton_iters, S->line_search_iters, S->friction_iters, S->exact_iters,
+                          S->exact_fallbacks, 0, S->n_candidates, S->n_active, 0, 0, 0, 0, 0,
+                          S->intersections, S->n_analyses};
     for (int i = 0; i < NSTEPCOLS; ++i) {
         ct_status st;
         if (step_cols[i].is_int) {

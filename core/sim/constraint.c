@@ -40,7 +40,7 @@ ct_status ct_step_solve_constraint(ct_sim *s, ct_diag *diag)
     const int nf = as->nfree;
     const size_t nqd = (size_t)s->ndof;
     const double h = s->sc->dt;
-    ct_status st = ct_step_assemble_factor(s, 0, diag);
+    ct_status st = ct_step_assemble_factor(s, 0, 0, diag);
     if (st != CT_OK) return st;
     /* b on the free dofs, v_free = A^-1 b; the Newton loop's work vectors serve here (no line
      * search in this family): b in q_trial, v in pq, the velocities without contact in p, px */

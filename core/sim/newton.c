@@ -4,17 +4,53 @@
  * inside optional fixed-point passes over the model's lagged state (friction). */
 #include "sim/step_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "sim/assemble.h"
 
-/* The Newton stopping test: the step's size |p|_inf / h (dynamic, m/s) or |p|_inf (static, m)
- * below tol (solver.newton_tol x the scene's bounding-box diagonal). */
-static int newton_converged(ct_sim *s, double pmax, double tol)
+/* The force residual |r|_1 (N): the sum over q-vertices of the Euclidean norm of the gradient's
+ * free components, divided by the potentials' weight w (h^2; static: 1), i.e. the unbalanced
+ * force M a + grad Psi - f_ext + grad P_c at each vertex. Any total force that a probe sums over
+ * a set of vertices is off by at most |r|_1. */
+static double force_residual(const ct_sim *s, const double *g)
 {
-    s->last.residual = ct_step_is_static(s) ? pmax : pmax / s->sc->dt;
-    return s->last.residual < tol;
+    const int dim = s->dim;
+    double r = 0.0;
+    for (int a = 0; a < s->nq; ++a) {
+        double r2 = 0.0;
+        for (int c = 0; c < dim; ++c)
+            if (!s->fixed[(size_t)a * dim + c]) r2 += g[(size_t)a * dim + c] * g[(size_t)a * dim + c];
+        r += sqrt(r2);
+    }
+    return r / ct_step_pot_weight(s);
+}
+
+/* The Newton stopping test at the current iterate, both of
+ *   step:  |p|_inf / h < tol (dynamic, m/s; static: |p|_inf < tol, m), tol = solver.newton_tol x
+ *          the scene's bounding-box diagonal: the next Newton step would not move it;
+ *   force: |r|_1 <= solver.force_tol x F: the forces balance to a fraction force_tol of the
+ *          scene's force scale F = sum over vertices of |f_ext| + |f_contact| + |M a| + the
+ *          reactions at held dofs (ct_step_ip_gradient); or |p|_inf is below the round-off of the
+ *          positions (16 eps |q|_inf), so that no Newton step can change the iterate any more
+ *          (a state without forces, whose residual is round-off only).
+ * The step test alone can stop where a stiff branch (a sticking friction contact:
+ * mu N / (eps_v h) N/m, a barrier near contact) turns a small |p| into large forces; the force
+ * test alone could stop where a soft mode is still moving. Sets s->last.residual and the
+ * force fields; returns 1 when both hold, and in *step_ok whether the step test does. */
+static int newton_converged(ct_sim *s, double pmax, double tol, double rnorm, int *step_ok)
+{
+    ct_step_stats *S = &s->last;
+    const double F = s->force_scale, ftol = s->sc->solver.force_tol;
+    S->residual = ct_step_is_static(s) ? pmax : pmax / s->sc->dt;
+    S->force_scale = F;
+    S->force_residual = F > 0.0 ? rnorm / F : (rnorm > 0.0 ? INFINITY : 0.0);
+    double qmax = 0.0;
+    for (int i = 0; i < s->ndof; ++i) qmax = fmax(qmax, fabs(s->q[i]));
+    *step_ok = S->residual < tol;
+    const int force_ok = ftol <= 0.0 || rnorm <= ftol * F || pmax <= 16.0 * DBL_EPSILON * qmax;
+    return *step_ok && force_ok;
 }
 
 /* The Newton direction p (all q-dofs, 0 at prescribed ones) from H p = -g with the factor of
@@ -38,11 +74,23 @@ static ct_status newton_direction(ct_sim *s, double *pmax, ct_diag *diag)
     return CT_OK;
 }
 
-/* The filter line search along s->p from (q, x) with energy *E (known when *E_known): the
- * first trial is alpha = min(1, the model's max_step), never beyond what the model calls
- * safe; then alpha halves until E does not increase, at most solver.max_line_search times.
- * On success q, x move to the accepted point and *E is its energy. */
-static ct_status filter_line_search(ct_sim *s, int it, double tol, double *E, int *E_known, ct_diag *diag)
+/* The filter line search along s->p from (q, x) with its energy in *cur (computed here unless
+ * known) and force residual rnorm: the first trial is alpha = min(1, the model's max_step), never
+ * beyond what the model calls safe; then alpha halves until E does not increase, at most
+ * solver.max_line_search times. Where E cannot tell, a trial is accepted when it lowers the force
+ * residual instead (a gradient-norm line search): when the step test already holds (force_merit:
+ * only the force test keeps Newton going, and the decrease of E, about |p|^2 times the
+ * stiffness, is below E's round-off), and when E1 - E0 is within E's round-off level, 1e3 eps
+ * times the sum of the magnitudes of E's parts (ct_step_ip_energy). On success q, x move to the
+ * accepted point, *cur holds its energy and *full says whether the whole Newton step was taken
+ * (alpha = 1 at the first trial). */
+typedef struct {
+    double E, mag; /* incremental potential and the magnitude of its parts (ct_step_ip_energy) */
+    int known;
+} ip_value;
+
+static ct_status filter_line_search(ct_sim *s, int it, double tol, double rnorm, int force_merit, ip_value *cur,
+                                    int *full, ct_diag *diag)
 {
     ct_step_stats *S = &s->last;
     const ct_model_timing *mt = &s->model->time;
@@ -55,17 +103,24 @@ static ct_status filter_line_search(ct_sim *s, int it, double tol, double *E, in
         return ct_diag_add(diag, st, "step %d: model %s: max_step failed", s->step, ct_model_name(s->model));
     alpha = fmin(alpha, 1.0);
     S->ccd_alpha_min = fmin(S->ccd_alpha_min, alpha);
-    double E0 = *E;
-    if (!*E_known && (st = ct_step_ip_energy(s, s->q, s->x, &E0)) != CT_OK) return st;
+    if (!cur->known && (st = ct_step_ip_energy(s, s->q, s->x, &cur->E, &cur->mag)) != CT_OK) return st;
+    const double E0 = cur->E, mag0 = cur->mag;
     int ls_ok = 0;
     for (int k = 0; k < s->sc->solver.max_line_search; ++k) {
         for (size_t i = 0; i < nqd; ++i) s->q_trial[i] = s->q[i] + alpha * s->p[i];
         ct_dofs_map(&s->dofs, s->q_trial, s->x_trial);
-        double E1;
-        if ((st = ct_step_ip_energy(s, s->q_trial, s->x_trial, &E1)) != CT_OK) return st;
+        double E1, mag1;
+        if ((st = ct_step_ip_energy(s, s->q_trial, s->x_trial, &E1, &mag1)) != CT_OK) return st;
         if (E1 <= E0) {
             ls_ok = 1;
-            *E = E1;
+        } else if (force_merit || E1 - E0 <= 1e3 * DBL_EPSILON * fmax(mag0, mag1)) {
+            if ((st = ct_step_ip_gradient(s, s->q_trial, s->x_trial, s->g_trial)) != CT_OK) return st;
+            ls_ok = force_residual(s, s->g_trial) < rnorm;
+        }
+        if (ls_ok) {
+            cur->E = E1;
+            cur->mag = mag1;
+            *full = alpha == 1.0;
             break;
         }
         alpha *= 0.5;
@@ -75,36 +130,82 @@ static ct_status filter_line_search(ct_sim *s, int it, double tol, double *E, in
     if (!ls_ok)
         return ct_diag_add(diag, CT_ENOCONV,
                            "step %d (t = %g), Newton iteration %d: line search found no decrease after %d "
-                           "halvings (|p|inf/h = %.3e, tol = %.3e)",
-                           s->step, s->t, it, s->sc->solver.max_line_search, S->residual, tol);
+                           "halvings (|p|inf/h = %.3e, tol = %.3e; force residual %.3e of F = %.3e N)",
+                           s->step, s->t, it, s->sc->solver.max_line_search, S->residual, tol, S->force_residual,
+                           S->force_scale);
     memcpy(s->q, s->q_trial, nqd * sizeof *s->q);
     memcpy(s->x, s->x_trial, nxd * sizeof *s->x);
-    *E_known = 1;
+    cur->known = 1;
     return CT_OK;
 }
 
-/* Newton iterations at fixed lagged state until the stopping test holds. */
+/* The start of the Newton iterations: the inertial predictor q~ = q^n + h v^n (on the free dofs)
+ * when the model lets the whole step be taken (no contact closes along it: max_step = 1) and it
+ * lowers E; otherwise q^n. From q^n every sliding contact starts at zero slip, on the stiff
+ * stick branch of the friction potential (mu lambda / (eps_v h) N/m), and the first Newton step,
+ * taken on that linearization, tends to drive the sliding bodies into their barriers, which
+ * costs about log2 of the force overshoot in iterations to undo; from q~ the slip is about
+ * h v_T already (tests/README.md, issue 15). A predictor that the CCD would shorten is not
+ * taken: its shortened step ends close to a contact, which is worse than q^n. */
+static ct_status predictor_start(ct_sim *s, ip_value *cur, ct_diag *diag)
+{
+    const ct_assembly *as = s->as;
+    const size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * s->dim;
+    memset(s->p, 0, nqd * sizeof *s->p);
+    for (int i = 0; i < as->nfree; ++i) {
+        int d = as->free_dof[i];
+        s->p[d] = s->q_tilde[d] - s->q[d];
+    }
+    double alpha = 1.0;
+    ct_dofs_map_lin(&s->dofs, s->p, s->px);
+    ct_status st = ct_model_max_step(s->model, &s->ctx, s->x, s->px, &alpha);
+    if (st != CT_OK) return ct_diag_add(diag, st, "step %d: model %s: max_step failed", s->step, ct_model_name(s->model));
+    if (alpha < 1.0) return CT_OK;
+    if ((st = ct_step_ip_energy(s, s->q, s->x, &cur->E, &cur->mag)) != CT_OK) return st;
+    for (size_t i = 0; i < nqd; ++i) s->q_trial[i] = s->q[i] + s->p[i];
+    ct_dofs_map(&s->dofs, s->q_trial, s->x_trial);
+    double E1, mag1;
+    if ((st = ct_step_ip_energy(s, s->q_trial, s->x_trial, &E1, &mag1)) != CT_OK) return st;
+    if (E1 < cur->E) {
+        cur->E = E1, cur->mag = mag1;
+        memcpy(s->q, s->q_trial, nqd * sizeof *s->q);
+        memcpy(s->x, s->x_trial, nxd * sizeof *s->x);
+    }
+    return CT_OK;
+}
+
+/* Newton iterations at fixed lagged state until the stopping test holds. The matrix is the
+ * projected Hessian (every element and contact term's Hessian made PSD on its own, so any
+ * direction is a descent direction) until an iteration takes the whole Newton step; from then on
+ * (solver.exact_hessian) the exact Hessian while it is positive definite and full steps are
+ * taken. Near the solution the projection is what keeps Newton from converging quadratically:
+ * it zeroes the Hessians of the negative-weight terms of the convergent collision set and the
+ * curvature of point-triangle and edge-edge distances (tests/README.md, issue 15). */
 static ct_status newton_solve(ct_sim *s, double tol, ct_diag *diag)
 {
     const ct_solver_spec *so = &s->sc->solver;
     /* The incremental potential at the current q, once known: the accepted trial's value is the
      * next iteration's E0 (the same q, so the same number; the lagged quantities change only
      * between outer iterations), which spares one energy evaluation per Newton iteration. */
-    double E_cur = 0.0;
-    int E_known = 0;
+    ip_value cur = {0.0, 0.0, 0};
+    int full = 0; /* the last iteration took the whole Newton step */
     for (int it = 0; it < so->max_newton_iters; ++it) {
-        ct_status st = ct_step_assemble_factor(s, it, diag);
+        ct_status st = ct_step_assemble_factor(s, it, so->exact_hessian && full, diag);
         if (st != CT_OK) return st;
         double pmax;
         if ((st = newton_direction(s, &pmax, diag)) != CT_OK) return st;
         s->last.newton_iters = it + 1;
-        if (newton_converged(s, pmax, tol)) return CT_OK;
-        if ((st = filter_line_search(s, it, tol, &E_cur, &E_known, diag)) != CT_OK) return st;
+        const double rnorm = force_residual(s, s->g);
+        int step_ok;
+        if (newton_converged(s, pmax, tol, rnorm, &step_ok)) return CT_OK;
+        full = 0;
+        if ((st = filter_line_search(s, it, tol, rnorm, step_ok, &cur, &full, diag)) != CT_OK) return st;
     }
     return ct_diag_add(diag, CT_ENOCONV,
-                       "step %d (t = %g): Newton did not converge in %d iterations (|p|inf%s = %.3e, tol = %.3e)",
+                       "step %d (t = %g): Newton did not converge in %d iterations (|p|inf%s = %.3e, tol = %.3e; "
+                       "force residual %.3e of F = %.3e N, force_tol = %.3e)",
                        s->step, s->t, so->max_newton_iters, ct_step_is_static(s) ? "" : "/h", s->last.residual,
-                       tol);
+                       tol, s->last.force_residual, s->last.force_scale, so->force_tol);
 }
 
 ct_status ct_step_solve_newton(ct_sim *s, ct_diag *diag)
@@ -113,6 +214,11 @@ ct_status ct_step_solve_newton(ct_sim *s, ct_diag *diag)
     const double tol = so->newton_tol * s->bbox_diag;
     int outer_max = so->friction_iters < 0 ? 100 : so->friction_iters;
     if (!ct_model_has_lagged(s->model)) outer_max = 1;
+    if (so->predictor && !ct_step_is_static(s)) {
+        ip_value start = {0.0, 0.0, 0};
+        ct_status st = predictor_start(s, &start, diag);
+        if (st != CT_OK) return st;
+    }
     for (int outer = 0; outer < outer_max; ++outer) {
         s->last.friction_iters = outer + 1;
         ct_status st = newton_solve(s, tol, diag);

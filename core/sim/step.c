@@ -56,26 +56,60 @@ static double mass_quadratic(const ct_sim *s, const double *a, const double *b)
     return E;
 }
 
-/* Incremental potential at (q, x = x(q)). */
-ct_status ct_step_ip_energy(ct_sim *s, const double *q, const double *x, double *E)
+/* The size of the terms of the elements' energy densities near F = I: sum over elements of
+ * vol (mu + lambda) dim. The energy of a neo-Hookean element, mu/2 (I1 - dim) - mu log J + ...,
+ * cancels terms of that size, so its round-off is ~eps times this (for E = 1e9 Pa, 1e-9 J per
+ * 0.016 m^3 element), however small the element's energy. */
+static double elastic_round_scale(const ct_elastic *el)
+{
+    double S = 0.0;
+    for (int e = 0; e < el->ne; ++e) {
+        const ct_material *m = &el->mats[el->mat[e]];
+        S += el->vol[e] * (fabs(m->mu) + fabs(m->lambda)) * el->dim;
+    }
+    return S;
+}
+
+/* Incremental potential at (q, x = x(q)); *mag (if not NULL) receives the sum of the
+ * magnitudes of its parts (inertial term, elastic energy and its terms' scale, |f_ext,i x_i|
+ * summed, |P_c|): the size of the numbers that cancel in E, whose round-off bounds which
+ * changes of E mean anything (the line search of newton.c). */
+ct_status ct_step_ip_energy(ct_sim *s, const double *q, const double *x, double *E, double *mag)
 {
     double w = ct_step_pot_weight(s), Ec = 0.0;
     double Ee = ct_elastic_energy(&s->el, q);
-    double Wext = 0.0;
+    double Wext = 0.0, Wabs = 0.0;
     size_t nxd = (size_t)s->nx * s->dim;
-    for (size_t i = 0; i < nxd; ++i) Wext += s->f_ext[i] * x[i];
+    for (size_t i = 0; i < nxd; ++i) {
+        Wext += s->f_ext[i] * x[i];
+        Wabs += fabs(s->f_ext[i] * x[i]);
+    }
     ct_status st = ct_model_energy(s->model, &s->ctx, x, &Ec);
     if (st != CT_OK) return st;
-    *E = (ct_step_is_static(s) ? 0.0 : mass_quadratic(s, q, s->q_tilde)) + w * (Ee - Wext + Ec);
+    double Ei = ct_step_is_static(s) ? 0.0 : mass_quadratic(s, q, s->q_tilde);
+    *E = Ei + w * (Ee - Wext + Ec);
+    if (mag) *mag = Ei + w * (fabs(Ee) + elastic_round_scale(&s->el) + Wabs + fabs(Ec));
     return CT_OK;
 }
 
-/* Gradient over all q dofs (fixed ones too: they give the reaction forces). */
+/* Euclidean norm of the dim-vector at v. */
+static double vnorm(const double *v, int dim)
+{
+    double n2 = 0.0;
+    for (int c = 0; c < dim; ++c) n2 += v[c] * v[c];
+    return sqrt(n2);
+}
+
+/* Gradient over all q dofs (fixed ones too: they give the reaction forces). As a by-product,
+ * for the force test of newton.c, the force scale s->force_scale (N): the sum over vertices of
+ * the magnitudes of the external forces, the contact forces and the inertial forces M a, plus
+ * the reactions at held dofs. */
 ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, double *g)
 {
     int dim = s->dim;
     size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * dim;
     double w = ct_step_pot_weight(s);
+    double F = 0.0;
     memset(g, 0, nqd * sizeof *g);
     if (!ct_step_is_static(s)) {
         const ct_csc *M = &s->Mq_csc;
@@ -85,6 +119,8 @@ ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, doubl
                 for (int c = 0; c < dim; ++c)
                     g[(size_t)a * dim + c] += M->val[k] * (q[(size_t)b * dim + c] - s->q_tilde[(size_t)b * dim + c]);
             }
+        for (int a = 0; a < s->nq; ++a) F += vnorm(g + (size_t)a * dim, dim);
+        F /= w;
     }
     /* w * (grad Psi(q) + J^T (-f_ext + grad P_c(x))) */
     double *ge = s->rhs;
@@ -93,14 +129,27 @@ ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, doubl
     for (size_t i = 0; i < nxd; ++i) s->gx[i] = -s->f_ext[i];
     ct_status st = ct_model_gradient(s->model, &s->ctx, x, s->gx);
     if (st != CT_OK) return st;
+    for (int k = 0; k < s->nx; ++k) {
+        const double *fe = s->f_ext + (size_t)k * dim, *gk = s->gx + (size_t)k * dim;
+        double fc[3];
+        for (int c = 0; c < dim; ++c) fc[c] = gk[c] + fe[c];
+        F += vnorm(fe, dim) + vnorm(fc, dim);
+    }
     ct_dofs_pull(&s->dofs, s->gx, ge);
     for (size_t i = 0; i < nqd; ++i) g[i] += w * ge[i];
+    for (int a = 0; a < s->nq; ++a) {
+        double r2 = 0.0;
+        for (int c = 0; c < dim; ++c)
+            if (s->fixed[(size_t)a * dim + c]) r2 += g[(size_t)a * dim + c] * g[(size_t)a * dim + c];
+        F += sqrt(r2) / w;
+    }
+    s->force_scale = F;
     return CT_OK;
 }
 
 /* ---------- the Newton matrix ---------- */
 
-ct_status ct_step_assemble_factor(ct_sim *s, int it, ct_diag *diag)
+ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
 {
     ct_step_stats *S = &s->last;
     ct_assembly *as = s->as;
@@ -109,27 +158,40 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, ct_diag *diag)
     double ta = ct_step_now(), tm0 = s->model->time.contact;
     ct_status st = ct_step_ip_gradient(s, s->q, s->x, s->g);
     if (st != CT_OK) return ct_diag_add(diag, st, "step %d: model %s: gradient failed", s->step, ct_model_name(s->model));
-    ct_triplets_clear(Hc);
-    Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
-    if ((st = ct_model_hessian(s->model, &s->ctx, s->x, Hc)) != CT_OK)
-        return ct_diag_add(diag, st, "step %d: model %s: hessian failed", s->step, ct_model_name(s->model));
-    double tloc = 0.0, tmap = 0.0;
-    st = ct_assembly_fill(as, s, s->q, ct_step_is_static(s) ? 0.0 : 1.0, w, Hc, w, s->sc->solver.project_psd, &tloc,
-                          &tmap, diag);
-    if (st != CT_OK) return st;
-    S->t_projection += tloc;
-    S->t_contact_assembly += tmap;
-    S->t_assembly += ct_step_now() - ta - tloc - tmap - (s->model->time.contact - tm0);
-    st = ct_linsolve_factor(s->ls, &as->A, as->pattern_changed, diag);
-    as->pattern_changed = 0;
-    double tan_, tf;
-    ct_linsolve_times(s->ls, &tan_, &tf, NULL);
-    S->t_analysis += tan_;
-    S->t_factor += tf;
-    if (st != CT_OK)
-        return ct_diag_add(diag, st, "step %d (t = %g), Newton iteration %d: factorization failed", s->step, s->t,
-                           it);
-    return CT_OK;
+    for (int ex = exact ? 1 : 0;; ex = 0) {
+        ct_triplets_clear(Hc);
+        Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
+        s->ctx.exact_hessian = ex;
+        st = ct_model_hessian(s->model, &s->ctx, s->x, Hc);
+        s->ctx.exact_hessian = 0;
+        if (st != CT_OK)
+            return ct_diag_add(diag, st, "step %d: model %s: hessian failed", s->step, ct_model_name(s->model));
+        double tloc = 0.0, tmap = 0.0;
+        st = ct_assembly_fill(as, s, s->q, ct_step_is_static(s) ? 0.0 : 1.0, w, Hc, w,
+                              s->sc->solver.project_psd && !ex, &tloc, &tmap, diag);
+        if (st != CT_OK) return st;
+        S->t_projection += tloc;
+        S->t_contact_assembly += tmap;
+        S->t_assembly += ct_step_now() - ta - tloc - tmap - (s->model->time.contact - tm0);
+        /* an exact matrix that is not positive definite is no error: the projected one follows */
+        st = ct_linsolve_factor(s->ls, &as->A, as->pattern_changed, ex ? NULL : diag);
+        as->pattern_changed = 0;
+        double tan_, tf;
+        ct_linsolve_times(s->ls, &tan_, &tf, NULL);
+        S->t_analysis += tan_;
+        S->t_factor += tf;
+        if (ex && st == CT_ENOTPD) {
+            S->exact_fallbacks++;
+            ta = ct_step_now();
+            tm0 = s->model->time.contact;
+            continue;
+        }
+        if (st != CT_OK)
+            return ct_diag_add(diag, st, "step %d (t = %g), Newton iteration %d: factorization failed", s->step,
+                               s->t, it);
+        S->exact_iters += ex;
+        return CT_OK;
+    }
 }
 
 /* ---------- the stages of a step ---------- */
@@ -181,7 +243,7 @@ static ct_status stage_end_step(ct_sim *s, double t1, ct_diag *diag)
     if (st != CT_OK) return st;
     if (s->model->type->family == CT_FAMILY_CONSTRAINT) /* R = g / h^2 - r / h (ct_sim_reaction) */
         for (size_t i = 0; i < nqd; ++i) s->g[i] -= h * s->r_contact[i];
-    if ((st = ct_step_ip_energy(s, s->q, s->x, &S->energy)) != CT_OK) return st;
+    if ((st = ct_step_ip_energy(s, s->q, s->x, &S->energy, NULL)) != CT_OK) return st;
     s->ctx.t = t1;
     ct_model_stats ms = {0, 0, INFINITY, 1.0, 0, 0, 0};
     if ((st = ct_model_end_step(s->model, &s->ctx, s->x, &ms)) != CT_OK)
@@ -253,7 +315,7 @@ ct_status ct_sim_ip_eval(ct_sim *s, const double *q, double *E, double *g)
     double *x = malloc(((size_t)s->nx * s->dim + 1) * sizeof *x);
     if (!x) return CT_ENOMEM;
     ct_dofs_map(&s->dofs, q, x);
-    ct_status st = ct_step_ip_energy(s, q, x, E);
+    ct_status st = ct_step_ip_energy(s, q, x, E, NULL);
     if (st == CT_OK && g) st = ct_step_ip_gradient(s, q, x, g);
     free(x);
     return st;

@@ -13,15 +13,18 @@ double ct_step_pot_weight(const ct_sim *s);
 double ct_step_now(void);
 
 /* The incremental potential E(q) = 1/2 |q - q~|^2_M + w (Psi(q) - f_ext . x + P_c(x)) at
- * (q, x = x(q)), and its gradient over all q-dofs (prescribed ones too: they give the
- * reactions). The model's terms come through the ct_model wrappers. */
-ct_status ct_step_ip_energy(ct_sim *s, const double *q, const double *x, double *E);
+ * (q, x = x(q)) (with *mag, if not NULL, the summed magnitudes of its parts), and its gradient
+ * over all q-dofs (prescribed ones too: they give the reactions; it also sets s->force_scale). The model's terms come through the ct_model wrappers. */
+ct_status ct_step_ip_energy(ct_sim *s, const double *q, const double *x, double *E, double *mag);
 ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, double *g);
 
 /* The Newton matrix at the current (q, x) on the free dofs (M_q + w K + w J^T H_c J, element
- * Hessians PSD-projected when solver.project_psd) assembled and factored, with s->g the
- * gradient there. `it` names the iteration in messages. Times go into s->last. */
-ct_status ct_step_assemble_factor(ct_sim *s, int it, ct_diag *diag);
+ * Hessians PSD-projected when solver.project_psd, the model's contact terms projected per term)
+ * assembled and factored, with s->g the gradient there. With `exact`, first the exact matrix
+ * (no projection, ct_step_ctx.exact_hessian): if it is not positive definite, the projected one
+ * (counted in s->last.exact_fallbacks). `it` names the iteration in messages. Times go into
+ * s->last. */
+ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag);
 
 /* The solve stage of each family: on entry the predictor is in place (q, x at the start
  * point, prescribed dofs at their end-of-step targets, f_ext at the end time, the model's

@@ -464,7 +464,8 @@ static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
     ct_status s = ensure_collisions(st, c, x);
     if (s != CT_OK) return s;
     double t0 = now();
-    s = ct_collision_hessian(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, H);
+    s = (c->exact_hessian ? ct_collision_hessian_exact : ct_collision_hessian)(&st->cs, &st->cm, c->obstacles, x,
+                                                                               normal_density(st), st, c->threads, H);
     if (s == CT_OK && st->fs.n)
         s = ct_friction_hessian(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, H);
 

@@ -197,6 +197,11 @@ void ct_collision_gradient_add(const ct_collision_set *cs, const ct_contact_mesh
 /* Append the per-term PSD-projected Hessian blocks. */
 ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                const double *x, ct_density_fn f, const void *ctx, int threads, ct_triplets *H);
+/* The same blocks unprojected: the exact Hessian of Σ w m ψ, indefinite in general (terms of
+ * negative weight, the curvature of the distance). For a Newton iteration that checks the
+ * assembled matrix is positive definite (ct_step_ctx.exact_hessian). */
+ct_status ct_collision_hessian_exact(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                     const double *x, ct_density_fn f, const void *ctx, int threads, ct_triplets *H);
 
 /* Per-term gradient of one collision (n*dim entries) — for force reports and friction λ. */
 void ct_collision_term_grad(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs,

@@ -110,6 +110,11 @@ typedef struct ct_step_ctx {
     double newton_tol_v;        /* Newton stops when |p|_inf / h < this (m/s); 0 for the static
                                    integrator (models whose stiff branches need resolving check it) */
     int threads;
+    int exact_hessian;          /* set by the core per Newton iteration: 1 asks hessian() for the
+                                   exact Hessian of the contact terms, without the per-term PSD
+                                   projection (the core checks that the assembled matrix is
+                                   positive definite and otherwise asks again with 0); a model
+                                   without an exact Hessian may ignore it */
 } ct_step_ctx;
 
 /* Per-category forces between participants: force[(a*np + b)*CT_FORCE_NCAT + cat][0..2]

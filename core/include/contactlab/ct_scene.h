@@ -133,11 +133,16 @@ typedef enum { CT_INTEGRATOR_IMPLICIT_EULER, CT_INTEGRATOR_STATIC } ct_integrato
 
 typedef struct ct_solver_spec {
     double newton_tol;       /* converge when |p|_inf / h < newton_tol * bbox_diag (static: |p|_inf < tol*diag) */
+    double force_tol;        /* ... and the forces balance: |r|_1 <= force_tol * F (core/sim/newton.c); 0: off */
     int max_newton_iters;
     int friction_iters;      /* 1: semi-implicit; k > 1: k fixed-point passes; -1: until converged */
     double friction_tol;
     int threads;             /* 0: OpenMP default */
     int project_psd;         /* per-element PSD projection (default on) */
+    int exact_hessian;       /* Newton switches to the exact Hessian after a full step while it is
+                                positive definite (default on; core/sim/newton.c) */
+    int predictor;           /* Newton starts from x^n + h v^n when collision free and lower in E
+                                (default on; core/sim/newton.c) */
     int max_line_search;     /* backtracking halvings before giving up */
     int verify;              /* run the exact intersection verifier after every step (default on) */
 } ct_solver_spec;

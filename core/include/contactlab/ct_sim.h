@@ -27,7 +27,12 @@ typedef struct ct_step_stats {
     int newton_iters;
     int line_search_iters;      /* halvings summed over the step */
     int friction_iters;         /* outer lagged-state passes */
+    int exact_iters;            /* Newton iterations on the exact (unprojected) Hessian */
+    int exact_fallbacks;        /* exact Hessians found indefinite (then projected) */
     double residual;            /* last |p|_inf / h (static: |p|_inf) */
+    double force_residual;      /* last force imbalance |r|_1 / F (newton.c: the force test) */
+    double force_scale;         /* F (N) at the last Newton iterate: sum over vertices of |f_ext| +
+                                   |f_contact| + |M a| + reactions (newton.c) */
     double energy;              /* incremental potential at the solution */
     double ccd_alpha_min;       /* smallest max_step result (1 if none) */
     long n_candidates, n_active;
@@ -97,7 +102,10 @@ typedef struct ct_sim {
     /* solver */
     struct ct_assembly *as;     /* the Newton matrix on the free dofs (private: sim/assemble.h) */
     ct_linsolve *ls;
-    double *g, *p, *pq, *px, *gx, *rhs, *q_trial, *x_trial; /* work vectors */
+    double *g, *p, *pq, *px, *gx, *rhs, *q_trial, *x_trial, *g_trial; /* work vectors */
+    /* Set by every gradient evaluation (ct_step_ip_gradient) for the force test of newton.c:
+     * the force scale F (N). */
+    double force_scale;
     double t;
     int step;
     int nsteps;                 /* ceil(duration / dt) */

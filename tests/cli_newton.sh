@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Newton regression (issue 15), the fast part: the resting and sliding boxes on slopes (2D, 3D,
+# mu 0.2 / 0.8) at newton_tol = default, 1e-5, 1e-7, 1e-8, the box thrown at a wall at 1, 2.5, 5,
+# 10 m/s with and without friction at the default and 1e-5, and the three-box stack; every run
+# must converge with the default caps (worst step <= 60 Newton iterations, mean <= 10) and the
+# slopes' friction and normal forces must be within 1 % of their static / sliding values
+# (tests/newton_regression.sh does the checks). The box-on-box impacts (5-10 s each) are in
+# `make newton-table`. Then: the step's solution does not depend on how Newton gets there (the
+# predictor start and the exact Hessian off give the same sliding box within the tolerance).
+set -u
+cd "$(dirname "$0")/.."
+CL=${CT_BUILD:-build}/contactlab
+PY=${PYTHON:-/usr/bin/python3}
+if ! "$PY" -c 'import h5py' 2>/dev/null; then echo "skip: $PY has no h5py"; exit 0; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { echo "ok    $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL  $1"; fail=$((fail + 1)); }
+
+for glob in 'slope*' 'impact_wall*' 'stack3'; do
+    if CONTACTLAB=$CL OUT=$tmp/$glob bash tests/newton_regression.sh "$tmp/table.md" "$glob" > "$tmp/log" 2>&1; then
+        ok "newton regression $glob: $(grep -c '^| \(slope\|impact\|stack\)' "$tmp/table.md") runs converge, iterations and forces within bounds"
+    else
+        bad "newton regression $glob:"; cat "$tmp/log"
+    fi
+done
+
+# the same step solved from x^n on the projected Hessian only: the same sliding box
+s=tests/data/scenes/newton/slope3d_mu0.2.json
+"$CL" run "$s" -o "$tmp/a.h5" --quiet --threads 1 --set solver.newton_tol=1e-7 </dev/null &&
+"$CL" run "$s" -o "$tmp/b.h5" --quiet --threads 1 --set solver.newton_tol=1e-7 --set solver.predictor=false \
+    --set solver.exact_hessian=false </dev/null
+rc=$?
+out=$("$PY" - "$tmp/a.h5" "$tmp/b.h5" <<'PYEOF'
+import sys
+import h5py
+import numpy as np
+a, b = (h5py.File(f, "r") for f in sys.argv[1:3])
+xa, xb = a["frames/x"][-1], b["frames/x"][-1]
+d = np.abs(xa - xb).max()
+slide = np.abs(xa - a["frames/x"][0]).max()
+ia, ib = a["steps/newton_iters"][:], b["steps/newton_iters"][:]
+ea, eb = a["steps/exact_iters"][:].sum(), b["steps/exact_iters"][:].sum()
+print("%.3e %.3e %.2f %.2f %d %d" % (d, slide, ia.mean(), ib.mean(), ea, eb))
+PYEOF
+)
+read -r d slide ma mb ea eb <<< "$out"
+# |p|inf/h < 1e-7 x 0.54 m per step over 100 steps of 0.01 s: the two runs may differ by ~1e-8 m
+if [ $rc -eq 0 ] && "$PY" -c "import sys; sys.exit(not ($d < 1e-6 and $slide > 0.1 and $ea > 0 and $eb == 0))"; then
+    ok "predictor + exact Hessian vs x^n + projected: final positions within $d m after a $slide m slide (iterations per step $ma vs $mb)"
+else
+    bad "predictor/exact-Hessian independence: rc=$rc d=$d slide=$slide exact iters $ea / $eb"
+fi
+echo "cli_newton: $pass passed, $fail failed"
+[ $fail -eq 0 ]
