@@ -547,7 +547,10 @@ static void fill_ctx(ct_sim *s)
     c->surf = &s->surf;
     c->dofs = &s->dofs;
     c->bbox_diag = s->bbox_diag;
-    c->newton_tol_v = s->sc->integrator == CT_INTEGRATOR_STATIC ? 0.0 : s->sc->solver.newton_tol * s->bbox_diag;
+    /* with the force test on, Newton cannot stop inside a stiff branch with unbalanced forces */
+    c->newton_tol_v = s->sc->integrator == CT_INTEGRATOR_STATIC || s->sc->solver.force_tol > 0.0
+                          ? 0.0
+                          : s->sc->solver.newton_tol * s->bbox_diag;
     c->threads = s->threads;
 }
 

@@ -107,8 +107,10 @@ typedef struct ct_step_ctx {
     const ct_surface *surf;     /* contact surface of all bodies, indices into x */
     const ct_dofs *dofs;        /* x = J q + x0 (ct_dofs_pull: x-space -> q-space) */
     double bbox_diag;           /* diagonal of the scene's rest bounding box (m) */
-    double newton_tol_v;        /* Newton stops when |p|_inf / h < this (m/s); 0 for the static
-                                   integrator (models whose stiff branches need resolving check it) */
+    double newton_tol_v;        /* Newton may stop on |p|_inf / h < this (m/s) alone; 0 when it
+                                   cannot: the static integrator, or solver.force_tol > 0 (Newton
+                                   also needs the forces balanced, core/sim/newton.c). Models
+                                   whose stiff branches need resolving check it */
     int threads;
     int exact_hessian;          /* set by the core per Newton iteration: 1 asks hessian() for the
                                    exact Hessian of the contact terms, without the per-term PSD
