@@ -863,10 +863,13 @@ static double *bottom_share(const ct_step_ctx *c)
 /* The weight function of one plate (L = 1, t = 0.1, 4 × 2 cells through the plane × thickness)
  * for a partner below (direction +y): a vertex inside the bottom face keeps w_v (its faces are
  * all bottom faces), a rim vertex gets its bottom faces' share only (side faces ⟂ +y give 0), the
- * bottom vertices sum to the face's area L^(dim−1); tilted by α a vertex inside the face gets
- * w_v cos α; a tangential or reversed direction gets the floor 1e-3 w_v; a rigid rotation of the
- * lag positions with the direction gives the same weights. Edges (3D): an edge inside the bottom
- * face keeps w_e, a rim edge gets its bottom face's third. */
+ * bottom vertices sum to the face's area L^(dim−1). Tilted by α towards +x (partner below and to
+ * the left): a vertex inside the face still keeps w_v (all its faces face the partner equally
+ * well), a rim vertex on the face's x = 0 edge gets its bottom share plus tan α × its −x side
+ * face's share (c = sin α against the best c = cos α); a tangential or reversed direction gets
+ * the floor 1e-3 w_v; a rigid rotation of the lag positions with the direction gives the same
+ * weights. Edges (3D): an edge inside the bottom face keeps w_e, a rim edge gets its bottom
+ * face's third. */
 START_TEST(test_face_weights_vertex)
 {
     for (int dim = 2; dim <= 3; ++dim) {
@@ -884,7 +887,7 @@ START_TEST(test_face_weights_vertex)
         const double up[3] = {0, 1, 0}, down[3] = {0, -1, 0}, side[3] = {1, 0, 0}, al = 0.3;
         const double tilt[3] = {sin(al), cos(al), 0};
         double sum = 0.0, worst = 0.0;
-        int nmid = 0, nrim = 0, nfloor = 0;
+        int nmid = 0, nrim = 0, nfloor = 0, ntilt = 0;
         for (int i = 0; i < s->nbv; ++i) {
             const int v = s->bverts[i];
             const double wv = s->vert_area[v], w = ct_contact_mesh_vertex_weight(&cm, v, up);
@@ -899,19 +902,26 @@ START_TEST(test_face_weights_vertex)
             if (fabs(share[v] - wv) <= 1e-15 * wv) { /* inside the face */
                 nmid++;
                 ck_assert(fabs(w - wv) <= 1e-15 * wv);
-                ck_assert(fabs(ct_contact_mesh_vertex_weight(&cm, v, tilt) - wv * cos(al)) <= 1e-15 * wv);
+                ck_assert(fabs(ct_contact_mesh_vertex_weight(&cm, v, tilt) - wv) <= 1e-15 * wv);
                 ck_assert(ct_contact_mesh_vertex_weight(&cm, v, side) == CT_QUAD_FLOOR * wv);
                 ck_assert(ct_contact_mesh_vertex_weight(&cm, v, down) == CT_QUAD_FLOOR * wv);
             } else {
                 nrim++;
                 ck_assert(share[v] < wv);
+                const int on_x0 = c->x_rest[dim * v] == 0.0,
+                          corner = dim == 3 && (c->x_rest[3 * v + 2] == 0.0 || c->x_rest[3 * v + 2] == 1.0);
+                if (on_x0 && !corner) { /* its faces: the bottom ones and the −x side */
+                    const double want = share[v] + (wv - share[v]) * tan(al);
+                    ck_assert(fabs(ct_contact_mesh_vertex_weight(&cm, v, tilt) - want) <= 1e-14 * want);
+                    ntilt++;
+                }
             }
         }
         const double A = dim == 3 ? 1.0 : 1.0; /* L^(dim−1), L = 1 */
         printf("face-aware weights, %dD plate: %d bottom vertices inside the face (= w_v), %d on its rim (= bottom "
                "share, max rel. err %.1e), %d facing away (floor); sum over the bottom %.17g (face area %g)\n",
                dim, nmid, nrim, worst, nfloor, sum, A);
-        ck_assert(nmid > 0 && nrim > 0 && nfloor > 0);
+        ck_assert(nmid > 0 && nrim > 0 && nfloor > 0 && ntilt > 0);
         ck_assert(worst <= 1e-15);
         ck_assert(fabs(sum - A) <= 1e-14 * A);
         if (dim == 3) { /* edges of the bottom face: ⅓ of its triangles at the edge */
@@ -947,7 +957,7 @@ START_TEST(test_face_weights_vertex)
             }
         for (int a = 0; a < 3; ++a)
             for (int b = 0; b < 3; ++b) rup[a] += R[a][b] * up[b];
-        ct_contact_mesh_lag(&cm, xr);
+        ck_assert_int_eq(ct_contact_mesh_lag(&cm, xr, NULL, 0.0, 0), CT_OK);
         for (int i = 0; i < s->nbv; ++i) {
             const int v = s->bverts[i];
             if (c->x_rest[dim * v + 1] != 0.0) continue;
@@ -1019,10 +1029,10 @@ START_TEST(test_face_weights_sets)
                 const ct_step_ctx *c = &sim->ctx;
                 ct_contact_mesh cm;
                 ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
-                ct_contact_mesh_lag(&cm, sim->x);
                 ct_candidates cand;
                 ct_candidates_init(&cand);
                 ck_assert_int_eq(ct_broadphase_proximity(c->surf, sim->x, NULL, dhat, 1, &cand), CT_OK);
+                ck_assert_int_eq(ct_contact_mesh_lag(&cm, sim->x, &cand, dhat, 1), CT_OK);
                 for (int quad = 0; quad < 2; ++quad)
                     for (int kind = 0; kind < 2; ++kind) {
                         if ((cfg == 1 || cfg == 2) && kind == 0) continue; /* convergent only */
@@ -1175,9 +1185,10 @@ START_TEST(test_face_weights_continuity)
     double *x = malloc((size_t)c->nx * dim * sizeof *x), *E = malloc((N + 1) * sizeof *E);
     ct_contact_mesh cm;
     ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
-    ct_contact_mesh_lag(&cm, sim->x); /* the lag: the top plate 0.5 mm above */
     ct_candidates cand;
     ct_candidates_init(&cand);
+    ck_assert_int_eq(ct_broadphase_proximity(c->surf, sim->x, NULL, dhat, 1, &cand), CT_OK);
+    ck_assert_int_eq(ct_contact_mesh_lag(&cm, sim->x, &cand, dhat, 1), CT_OK); /* the top plate 0.5 mm above */
     for (int kind = 0; kind < 2; ++kind) {
         ct_colset_opts o = {kind ? CT_COLSET_CONVERGENT : CT_COLSET_IPC2020, CT_EEW_DHAT2, dhat, 1, 0.0, 0};
         ct_collision_set cs;

@@ -66,145 +66,65 @@ static int vertex_coef_2d(const ct_contact_mesh *cm, int u, int v)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* face-aware weights: contact directions at the lag (ct_collisions.h)                         */
+/* face-aware weights (ct_collisions.h)                                                        */
 
-/* The direction of a term's vertex side is that of its primitive pair at the lag positions xⁿ:
- * from the closest feature of the partner primitive (classified at xⁿ) towards the vertex. Each
- * feature has one routine (a vertex: unit_diff, an edge interior: dir_line with the edge's vertices
- * in s->edges order, a face interior: dir_plane), so pairs that share their closest feature at xⁿ
- * get the same direction bit for bit, and the inclusion–exclusion terms that cancel with one
- * weight per vertex cancel with these weights too. A degenerate direction (the vertex on the
- * feature at xⁿ) is NaN, for which ct_contact_mesh_vertex_weight returns w_v. */
-
-static void nan_dir(int dim, double *n)
+/* The weight of a term's vertex (edge) side: the face-aware weight for the vertex's lagged
+ * contact direction against the participant of the term's partner primitive (one direction per
+ * vertex and partner, ct_contact_mesh_lag: every term of the vertex's group against that partner
+ * gets the same weight, so the inclusion–exclusion terms cancel exactly as with one weight per
+ * vertex, and no weight depends on where the stencil's closest features are inside the step).
+ * A vertex without a lagged direction against that partner (no candidate at the lag: the term
+ * appeared mid-step) takes the direction of the term's primitive pair at the lag, from the
+ * closest feature of the partner primitive classified there (contact_mesh.c's direction routines:
+ * pairs sharing their closest feature get the same bits, so those terms cancel too). */
+/* vertex v against face f */
+static double vw_pt(const ct_contact_mesh *cm, int v, int f)
 {
-    for (int k = 0; k < dim; ++k) n[k] = NAN;
+    const int part = cm->part[cm->s->faces[3 * f]];
+    const double *d = ct_lag_vertex_dir(cm, v, part);
+    double n[3];
+    if (!d) ct_lag_dir_pt(cm, v, f, n);
+    return ct_contact_mesh_vertex_weight(cm, v, d ? d : n);
 }
 
-/* n = (a − b)/|a − b| (unit_diff(b, a) is its negative, bit for bit) */
-static void unit_diff(int dim, const double *a, const double *b, double *n)
+/* vertex v against edge e (any dim) */
+static double vw_pe(const ct_contact_mesh *cm, int v, int e)
 {
-    double l2 = 0.0;
-    for (int k = 0; k < dim; ++k) {
-        n[k] = a[k] - b[k];
-        l2 += n[k] * n[k];
-    }
-    const double l = sqrt(l2);
-    if (!(l > 0.0) || !isfinite(l)) {
-        nan_dir(dim, n);
-        return;
-    }
-    for (int k = 0; k < dim; ++k) n[k] /= l;
+    const int part = cm->part[cm->s->edges[2 * e]];
+    const double *d = ct_lag_vertex_dir(cm, v, part);
+    double n[3];
+    if (!d) ct_lag_dir_pe(cm, v, e, n);
+    return ct_contact_mesh_vertex_weight(cm, v, d ? d : n);
 }
 
-/* From the foot of p on the line (e0, e1) towards p. */
-static void dir_line(int dim, const double *p, const double *e0, const double *e1, double *n)
+/* vertex v against vertex u */
+static double vw_pp(const ct_contact_mesh *cm, int v, int u)
 {
-    double d[3], q[3], dd = 0.0, qd = 0.0;
-    for (int k = 0; k < dim; ++k) {
-        d[k] = e1[k] - e0[k];
-        q[k] = p[k] - e0[k];
-        dd += d[k] * d[k];
-        qd += q[k] * d[k];
-    }
-    if (!(dd > 0.0)) {
-        unit_diff(dim, p, e0, n);
-        return;
-    }
-    const double t = qd / dd;
-    double c[3];
-    for (int k = 0; k < dim; ++k) c[k] = e0[k] + t * d[k];
-    unit_diff(dim, p, c, n);
+    const double *d = ct_lag_vertex_dir(cm, v, cm->part[u]);
+    double n[3];
+    if (!d) ct_unit_diff(cm->dim, X(cm->x_lag, cm->dim, v), X(cm->x_lag, cm->dim, u), n);
+    return ct_contact_mesh_vertex_weight(cm, v, d ? d : n);
 }
 
-/* The unit normal of the plane (t0, t1, t2) on the side of p. */
-static void dir_plane(const double *p, const double *t0, const double *t1, const double *t2, double *n)
+/* edge ea's side against edge eb (3D) */
+static double ew_ee(const ct_contact_mesh *cm, int ea, int eb)
 {
-    const double u[3] = {t1[0] - t0[0], t1[1] - t0[1], t1[2] - t0[2]};
-    const double w[3] = {t2[0] - t0[0], t2[1] - t0[1], t2[2] - t0[2]};
-    double N[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
-    const double l = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
-    const double s = N[0] * (p[0] - t0[0]) + N[1] * (p[1] - t0[1]) + N[2] * (p[2] - t0[2]);
-    if (!(l > 0.0) || !isfinite(l) || s == 0.0) {
-        nan_dir(3, n);
-        return;
-    }
-    const double f = (s > 0.0 ? 1.0 : -1.0) / l;
-    for (int k = 0; k < 3; ++k) n[k] = f * N[k];
+    const double *d = ct_lag_edge_dir(cm, ea, cm->part[cm->s->edges[2 * eb]]);
+    double n[3];
+    if (!d) ct_lag_dir_ee(cm, ea, eb, n);
+    return ct_contact_mesh_edge_weight(cm, ea, d ? d : n);
 }
 
-/* Surface edge e's vertex positions at the lag, in s->edges order. */
-static void lag_edge(const ct_contact_mesh *cm, int e, const double **e0, const double **e1)
+/* edge ea's side against vertex p (3D): from p towards ea's closest point */
+static double ew_pe(const ct_contact_mesh *cm, int ea, int p)
 {
-    *e0 = X(cm->x_lag, cm->dim, cm->s->edges[2 * e]);
-    *e1 = X(cm->x_lag, cm->dim, cm->s->edges[2 * e + 1]);
-}
-
-/* Vertex p against edge e (any dim): from e's closest feature towards p. */
-static void lag_dir_pe(const ct_contact_mesh *cm, int p, int e, double *n)
-{
-    const int dim = cm->dim;
-    const double *P = X(cm->x_lag, dim, p), *E0, *E1;
-    lag_edge(cm, e, &E0, &E1);
-    switch (ct_pe_classify(dim, P, E0, E1)) {
-    case CT_PE_P_E0: unit_diff(dim, P, E0, n); break;
-    case CT_PE_P_E1: unit_diff(dim, P, E1, n); break;
-    default: dir_line(dim, P, E0, E1, n);
+    const double *d = ct_lag_edge_dir(cm, ea, cm->part[p]);
+    double n[3];
+    if (!d) {
+        ct_lag_dir_pe(cm, p, ea, n);
+        for (int k = 0; k < 3; ++k) n[k] = -n[k];
     }
-}
-
-/* Vertex p against face f (3D): from f's closest feature towards p. */
-static void lag_dir_pt(const ct_contact_mesh *cm, int p, int f, double *n)
-{
-    const double *xl = cm->x_lag, *P = X(xl, 3, p);
-    const int *F = cm->s->faces + 3 * f;
-    const double *T[3] = {X(xl, 3, F[0]), X(xl, 3, F[1]), X(xl, 3, F[2])};
-    const ct_pt_type t = ct_pt_classify(P, T[0], T[1], T[2]);
-    switch (t) {
-    case CT_PT_P_T0:
-    case CT_PT_P_T1:
-    case CT_PT_P_T2: unit_diff(3, P, T[t - CT_PT_P_T0], n); break;
-    case CT_PT_P_E0:
-    case CT_PT_P_E1:
-    case CT_PT_P_E2: {
-        const int k = t - CT_PT_P_E0, e = cm->face_edges[3 * f + k];
-        if (e >= 0) lag_dir_pe(cm, p, e, n);
-        else dir_line(3, P, T[k], T[(k + 1) % 3], n);
-        break;
-    }
-    default: dir_plane(P, T[0], T[1], T[2], n);
-    }
-}
-
-/* Edge ea against edge eb (3D): the direction of ea's side, from eb's closest point towards ea's
- * (eb's side takes its negative). */
-static void lag_dir_ee(const ct_contact_mesh *cm, int ea, int eb, double *n)
-{
-    const double *A0, *A1, *B0, *B1;
-    lag_edge(cm, ea, &A0, &A1);
-    lag_edge(cm, eb, &B0, &B1);
-    const ct_ee_type t = ct_ee_classify(A0, A1, B0, B1);
-    switch (t) {
-    case CT_EE_A0_B0: unit_diff(3, A0, B0, n); break;
-    case CT_EE_A0_B1: unit_diff(3, A0, B1, n); break;
-    case CT_EE_A1_B0: unit_diff(3, A1, B0, n); break;
-    case CT_EE_A1_B1: unit_diff(3, A1, B1, n); break;
-    case CT_EE_A_B0:
-    case CT_EE_A_B1: { /* b's end against a's interior: a's side looks from b's end */
-        double m[3];
-        lag_dir_pe(cm, cm->s->edges[2 * eb + (t == CT_EE_A_B1)], ea, m);
-        for (int k = 0; k < 3; ++k) n[k] = -m[k];
-        break;
-    }
-    case CT_EE_A0_B: lag_dir_pe(cm, cm->s->edges[2 * ea], eb, n); break;
-    case CT_EE_A1_B: lag_dir_pe(cm, cm->s->edges[2 * ea + 1], eb, n); break;
-    default: {
-        double sa, rb, pa[3], pb[3];
-        ct_ee_closest(A0, A1, B0, B1, &sa, &rb);
-        for (int k = 0; k < 3; ++k) pa[k] = A0[k] + sa * (A1[k] - A0[k]), pb[k] = B0[k] + rb * (B1[k] - B0[k]);
-        unit_diff(3, pa, pb, n);
-    }
-    }
+    return ct_contact_mesh_edge_weight(cm, ea, d ? d : n);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -277,12 +197,6 @@ static inline int push_pe(term_list *L, ct_pe_type t, int p, int e, int e0, int 
     return push(L, B_PE, p, e, w);
 }
 
-/* Face-aware weight of vertex p's side for the unit direction n: ct_contact_mesh_vertex_weight. */
-static inline double vw(const ct_contact_mesh *cm, int p, const double *n)
-{
-    return ct_contact_mesh_vertex_weight(cm, p, n);
-}
-
 /* Vertex p against face f: the term of the classified closest features if d < d̂, with weight w
  * (face: w times p's face-aware weight for the pair's direction at the lag). */
 static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, int face,
@@ -292,11 +206,7 @@ static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, i
     double d2;
     ct_pt_type t = ct_pt_classify_d2(X(x, 3, p), X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]), &d2);
     if (!(d2 < dhat2)) return d2;
-    if (face) {
-        double n[3];
-        lag_dir_pt(cm, p, f, n);
-        w *= vw(cm, p, n);
-    }
+    if (face) w *= vw_pt(cm, p, f);
     int r;
     switch (t) {
     case CT_PT_P_T0:
@@ -329,12 +239,7 @@ static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, i
         *far = (unsigned char)((pe[2] >= dhat2 && pe[3] >= dhat2 ? FAR_B_A : 0) |
                                (pe[0] >= dhat2 && pe[1] >= dhat2 ? FAR_A_B : 0));
     if (!(d2 < dhat2)) return d2;
-    if (face) { /* w = ½(ω_a + ω_b), ω = ½ w_e(n) of each side */
-        double n[3], m[3];
-        lag_dir_ee(cm, ea, eb, n);
-        for (int k = 0; k < 3; ++k) m[k] = -n[k];
-        w = 0.5 * (0.5 * ct_contact_mesh_edge_weight(cm, ea, n) + 0.5 * ct_contact_mesh_edge_weight(cm, eb, m));
-    }
+    if (face) w = 0.5 * (0.5 * ew_ee(cm, ea, eb) + 0.5 * ew_ee(cm, eb, ea)); /* ½(ω_a + ω_b), ω = ½ w_e */
     const double *xr = cm->x_rest;
     double eps_x = ct_ee_mollifier_eps(X(xr, 3, a0), X(xr, 3, a1), X(xr, 3, b0), X(xr, 3, b1));
     int r;
@@ -525,7 +430,7 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
         int v = vf->ij[2 * i];
         long j = i;
         const int face = b->face;
-        double W = face ? b->fv : b->fv * cm->wv[v], n[3];
+        double W = face ? b->fv : b->fv * cm->wv[v];
         eb->n = vb->n = 0;
         for (; j < hi && vf->ij[2 * j] == v; ++j) {
             int f = vf->ij[2 * j + 1];
@@ -549,16 +454,14 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
                 if (d2 >= dhat2) continue;
                 int ke = faces_without(cm, e, v);
                 if (ke == 1) continue;
-                if (face) lag_dir_pe(cm, v, e, n);
-                if (push_pe(L, t, v, e, e0, e1, (1 - ke) * (face ? W * vw(cm, v, n) : W))) err = 1;
+                if (push_pe(L, t, v, e, e0, e1, (1 - ke) * (face ? W * vw_pe(cm, v, e) : W))) err = 1;
             }
             for (int k = 0; k < vb->n && !err; ++k) {
                 int u = vb->a[k];
                 if (ct_pp_d2(3, P, X(x, 3, u), NULL, NULL) >= dhat2) continue;
                 int c = vertex_coef_3d(cm, u, v);
                 if (c == 0) continue;
-                if (face) unit_diff(3, X(cm->x_lag, 3, v), X(cm->x_lag, 3, u), n);
-                if (push_pp(L, v, u, c * (face ? W * vw(cm, v, n) : W))) err = 1;
+                if (push_pp(L, v, u, c * (face ? W * vw_pp(cm, v, u) : W))) err = 1;
             }
         }
         i = j;
@@ -618,13 +521,7 @@ static int gen_ee_conv(const build_ctx *b, long lo, long hi, term_list *L, iset 
                 np += !edge_has(s, e, a0) && !edge_has(s, e, a1);
             }
             if (np == 1) continue;
-            double om = OMEGA(ea);
-            if (b->face && b->ee_area) { /* ea's side looks from p: the negative of p's direction */
-                double n[3];
-                lag_dir_pe(cm, p, ea, n);
-                for (int q = 0; q < 3; ++q) n[q] = -n[q];
-                om = 0.5 * ct_contact_mesh_edge_weight(cm, ea, n);
-            }
+            const double om = b->face && b->ee_area ? 0.5 * ew_pe(cm, ea, p) : OMEGA(ea);
             if (push_pe(L, t, p, ea, a0, a1, -(np - 1) * 0.5 * om)) err = 1;
         }
         i = j;
@@ -645,17 +542,14 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
         int v = ve->ij[2 * i];
         long j = i;
         const int face = b->face;
-        double W = face ? b->fv : b->fv * cm->wv[v], n[2];
+        double W = face ? b->fv : b->fv * cm->wv[v];
         const double *P = X(x, 2, v);
         vb->n = 0;
         for (; j < hi && ve->ij[2 * j] == v; ++j) {
             int e = ve->ij[2 * j + 1], e0 = s->edges[2 * e], e1 = s->edges[2 * e + 1];
             double d2;
             ct_pe_type t = ct_pe_classify_d2(2, P, X(x, 2, e0), X(x, 2, e1), &d2);
-            if (d2 < dhat2) {
-                if (face) lag_dir_pe(cm, v, e, n);
-                if (push_pe(L, t, v, e, e0, e1, face ? W * vw(cm, v, n) : W)) err = 1;
-            }
+            if (d2 < dhat2 && push_pe(L, t, v, e, e0, e1, face ? W * vw_pe(cm, v, e) : W)) err = 1;
             if (b->near) b->near[j] = !(d2 >= b->near2);
             if (b->conv)
                 for (int k = 0; k < 2; ++k)
@@ -668,8 +562,7 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
                 if (ct_pp_d2(2, P, X(x, 2, u), NULL, NULL) >= dhat2) continue;
                 int c = vertex_coef_2d(cm, u, v);
                 if (c == 0) continue;
-                if (face) unit_diff(2, X(cm->x_lag, 2, v), X(cm->x_lag, 2, u), n);
-                if (push_pp(L, v, u, c * (face ? W * vw(cm, v, n) : W))) err = 1;
+                if (push_pp(L, v, u, c * (face ? W * vw_pp(cm, v, u) : W))) err = 1;
             }
         }
         i = j;
@@ -924,7 +817,7 @@ static int build_terms_obstacles(const ct_contact_mesh *cm, const ct_obstacle *o
             double d = 0.0;
             for (int i = 0; i < dim; ++i) d += obs[b].normal[i] * (xv[i] - obs[b].point[i]);
             if (!(d < dhat)) continue;
-            if (push(L, B_PH, v, b, face ? vw(cm, v, obs[b].normal) : cm->wv[v])) return 1;
+            if (push(L, B_PH, v, b, face ? ct_contact_mesh_vertex_weight(cm, v, obs[b].normal) : cm->wv[v])) return 1;
         }
     }
     return 0;
@@ -944,7 +837,7 @@ ct_status ct_collision_set_build_near(ct_collision_set *cs, const ct_contact_mes
     int err = 0;
     const int split = conv && o->split_ee;
     const double ee_dhat = o->ee_dhat > 0.0 ? o->ee_dhat : dhat;
-    const int face = cm->quadrature == CT_QUAD_FACE && cm->x_lag && cm->face_an;
+    const int face = cm->quadrature == CT_QUAD_FACE && cm->x_lag && cm->face_un;
     build_ctx b = {cm,   x,    dhat2, fv,   ee_dhat * ee_dhat, conv, ee_area, face, NULL, NULL, NULL, NULL,
                    near_dist * near_dist};
     unsigned char *flag = NULL;

@@ -26,4 +26,17 @@ static inline int cmp_int(const void *a, const void *b)
  * edge–edge terms (gm, Hm then untouched). */
 double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm, double *Hm);
 
+/* Contact directions at the lag positions cm->x_lag (contact_mesh.c), unit, NaN if degenerate:
+ * n = (a − b)/|a − b| (ct_unit_diff(b, a) is its negative bit for bit); vertex p against edge e
+ * (any dim) and against face f (3D): from the closest feature of e / f, classified at the lag,
+ * towards p; edge ea against edge eb: from eb's closest point towards ea's. One routine per
+ * feature: pairs that share their closest feature at the lag get the same bits. */
+void ct_unit_diff(int dim, const double *a, const double *b, double *n);
+void ct_lag_dir_pe(const ct_contact_mesh *cm, int p, int e, double *n);
+void ct_lag_dir_pt(const ct_contact_mesh *cm, int p, int f, double *n);
+void ct_lag_dir_ee(const ct_contact_mesh *cm, int ea, int eb, double *n);
+/* The lagged direction of vertex v (edge e) against participant part, NULL if the lag has none. */
+const double *ct_lag_vertex_dir(const ct_contact_mesh *cm, int v, int part);
+const double *ct_lag_edge_dir(const ct_contact_mesh *cm, int e, int part);
+
 #endif

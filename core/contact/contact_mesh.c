@@ -8,6 +8,8 @@
  */
 #include "collisions_internal.h"
 
+#include "contactlab/ct_distance.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,54 +28,337 @@ void ct_contact_mesh_free(ct_contact_mesh *cm)
     free(cm->vf_list);
     free(cm->ef_face);
     free(cm->x_lag);
-    free(cm->face_an);
+    free(cm->face_un);
+    free(cm->vdir_ptr);
+    free(cm->vdir_part);
+    free(cm->vdir_n);
+    free(cm->edir_ptr);
+    free(cm->edir_part);
+    free(cm->edir_n);
+    free(cm->lag_rows);
     memset(cm, 0, sizeof *cm);
 }
 
-void ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x)
+/* ------------------------------------------------------------------------------------------ */
+/* contact directions at the lag (collisions_internal.h)                                       */
+
+static void nan_dir(int dim, double *n)
+{
+    for (int k = 0; k < dim; ++k) n[k] = NAN;
+}
+
+void ct_unit_diff(int dim, const double *a, const double *b, double *n)
+{
+    double l2 = 0.0;
+    for (int k = 0; k < dim; ++k) {
+        n[k] = a[k] - b[k];
+        l2 += n[k] * n[k];
+    }
+    const double l = sqrt(l2);
+    if (!(l > 0.0) || !isfinite(l)) {
+        nan_dir(dim, n);
+        return;
+    }
+    for (int k = 0; k < dim; ++k) n[k] /= l;
+}
+
+/* From the foot of p on the line (e0, e1) towards p. */
+static void dir_line(int dim, const double *p, const double *e0, const double *e1, double *n)
+{
+    double d[3], q[3], dd = 0.0, qd = 0.0;
+    for (int k = 0; k < dim; ++k) {
+        d[k] = e1[k] - e0[k];
+        q[k] = p[k] - e0[k];
+        dd += d[k] * d[k];
+        qd += q[k] * d[k];
+    }
+    if (!(dd > 0.0)) {
+        ct_unit_diff(dim, p, e0, n);
+        return;
+    }
+    const double t = qd / dd;
+    double c[3];
+    for (int k = 0; k < dim; ++k) c[k] = e0[k] + t * d[k];
+    ct_unit_diff(dim, p, c, n);
+}
+
+/* The unit normal of the plane (t0, t1, t2) on the side of p. */
+static void dir_plane(const double *p, const double *t0, const double *t1, const double *t2, double *n)
+{
+    const double u[3] = {t1[0] - t0[0], t1[1] - t0[1], t1[2] - t0[2]};
+    const double w[3] = {t2[0] - t0[0], t2[1] - t0[1], t2[2] - t0[2]};
+    double N[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    const double l = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
+    const double s = N[0] * (p[0] - t0[0]) + N[1] * (p[1] - t0[1]) + N[2] * (p[2] - t0[2]);
+    if (!(l > 0.0) || !isfinite(l) || s == 0.0) {
+        nan_dir(3, n);
+        return;
+    }
+    const double f = (s > 0.0 ? 1.0 : -1.0) / l;
+    for (int k = 0; k < 3; ++k) n[k] = f * N[k];
+}
+
+/* Surface edge e's vertex positions at the lag, in s->edges order. */
+static void lag_edge(const ct_contact_mesh *cm, int e, const double **e0, const double **e1)
+{
+    *e0 = X(cm->x_lag, cm->dim, cm->s->edges[2 * e]);
+    *e1 = X(cm->x_lag, cm->dim, cm->s->edges[2 * e + 1]);
+}
+
+void ct_lag_dir_pe(const ct_contact_mesh *cm, int p, int e, double *n)
+{
+    const int dim = cm->dim;
+    const double *P = X(cm->x_lag, dim, p), *E0, *E1;
+    lag_edge(cm, e, &E0, &E1);
+    switch (ct_pe_classify(dim, P, E0, E1)) {
+    case CT_PE_P_E0: ct_unit_diff(dim, P, E0, n); break;
+    case CT_PE_P_E1: ct_unit_diff(dim, P, E1, n); break;
+    default: dir_line(dim, P, E0, E1, n);
+    }
+}
+
+void ct_lag_dir_pt(const ct_contact_mesh *cm, int p, int f, double *n)
+{
+    const double *xl = cm->x_lag, *P = X(xl, 3, p);
+    const int *F = cm->s->faces + 3 * f;
+    const double *T[3] = {X(xl, 3, F[0]), X(xl, 3, F[1]), X(xl, 3, F[2])};
+    const ct_pt_type t = ct_pt_classify(P, T[0], T[1], T[2]);
+    switch (t) {
+    case CT_PT_P_T0:
+    case CT_PT_P_T1:
+    case CT_PT_P_T2: ct_unit_diff(3, P, T[t - CT_PT_P_T0], n); break;
+    case CT_PT_P_E0:
+    case CT_PT_P_E1:
+    case CT_PT_P_E2: {
+        const int k = t - CT_PT_P_E0, e = cm->face_edges[3 * f + k];
+        if (e >= 0) ct_lag_dir_pe(cm, p, e, n);
+        else dir_line(3, P, T[k], T[(k + 1) % 3], n);
+        break;
+    }
+    default: dir_plane(P, T[0], T[1], T[2], n);
+    }
+}
+
+void ct_lag_dir_ee(const ct_contact_mesh *cm, int ea, int eb, double *n)
+{
+    const double *A0, *A1, *B0, *B1;
+    lag_edge(cm, ea, &A0, &A1);
+    lag_edge(cm, eb, &B0, &B1);
+    const ct_ee_type t = ct_ee_classify(A0, A1, B0, B1);
+    switch (t) {
+    case CT_EE_A0_B0: ct_unit_diff(3, A0, B0, n); break;
+    case CT_EE_A0_B1: ct_unit_diff(3, A0, B1, n); break;
+    case CT_EE_A1_B0: ct_unit_diff(3, A1, B0, n); break;
+    case CT_EE_A1_B1: ct_unit_diff(3, A1, B1, n); break;
+    case CT_EE_A_B0:
+    case CT_EE_A_B1: { /* b's end against a's interior: a's side looks from b's end */
+        double m[3];
+        ct_lag_dir_pe(cm, cm->s->edges[2 * eb + (t == CT_EE_A_B1)], ea, m);
+        for (int k = 0; k < 3; ++k) n[k] = -m[k];
+        break;
+    }
+    case CT_EE_A0_B: ct_lag_dir_pe(cm, cm->s->edges[2 * ea], eb, n); break;
+    case CT_EE_A1_B: ct_lag_dir_pe(cm, cm->s->edges[2 * ea + 1], eb, n); break;
+    default: {
+        double sa, rb, pa[3], pb[3];
+        ct_ee_closest(A0, A1, B0, B1, &sa, &rb);
+        for (int k = 0; k < 3; ++k) pa[k] = A0[k] + sa * (A1[k] - A0[k]), pb[k] = B0[k] + rb * (B1[k] - B0[k]);
+        ct_unit_diff(3, pa, pb, n);
+    }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the lag                                                                                     */
+
+/* The nearest primitive at the lag per (primitive, partner participant): rows (a vertex or an
+ * edge, the partner's participant, the partner primitive, d²) sorted by (prim, part, d², other). */
+typedef struct ct_lag_row {
+    int prim, part, other;
+    double d2;
+} near_row;
+
+static int cmp_near_row(const void *pa, const void *pb)
+{
+    const near_row *a = pa, *b = pb;
+    if (a->prim != b->prim) return a->prim < b->prim ? -1 : 1;
+    if (a->part != b->part) return a->part < b->part ? -1 : 1;
+    if (a->d2 != b->d2) return a->d2 < b->d2 ? -1 : 1;
+    return (a->other > b->other) - (a->other < b->other);
+}
+
+static int grow_rows(near_row **r, long *cap, long need)
+{
+    if (need <= *cap) return 0;
+    long nc = *cap ? *cap : 256;
+    while (nc < need) nc *= 2;
+    near_row *p = realloc(*r, (size_t)nc * sizeof *p);
+    if (!p) return -1;
+    *r = p;
+    *cap = nc;
+    return 0;
+}
+
+/* Keep the first (nearest) row of every (prim, partner) run of the sorted rows r[0..n), and write
+ * the CSR (ptr over np primitives, part, dir) of their directions: dirfn(cm, prim, other, n), or its
+ * negative for rows with other < 0 (edge rows store ~other for the second edge of a pair). */
+typedef void (*dir_fn)(const ct_contact_mesh *cm, int a, int b, double *n);
+
+static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, dir_fn fn, int **ptr, int **part,
+                            double **dir, long *cap)
+{
+    const int dim = cm->dim;
+    long m = 0;
+    for (long i = 0; i < n; ++i)
+        if (i == 0 || r[i].prim != r[i - 1].prim || r[i].part != r[i - 1].part) r[m++] = r[i];
+    if (!*ptr && !(*ptr = malloc(((size_t)np + 1) * sizeof **ptr))) return CT_ENOMEM;
+    if (m > *cap) {
+        int *pp = realloc(*part, (size_t)m * sizeof *pp);
+        if (pp) *part = pp;
+        double *dd = realloc(*dir, (size_t)m * (size_t)dim * sizeof *dd);
+        if (dd) *dir = dd;
+        if (!pp || !dd) return CT_ENOMEM;
+        *cap = m;
+    }
+    for (int v = 0; v <= np; ++v) (*ptr)[v] = 0;
+    for (long i = 0; i < m; ++i) (*ptr)[r[i].prim + 1]++;
+    for (int v = 0; v < np; ++v) (*ptr)[v + 1] += (*ptr)[v];
+    for (long i = 0; i < m; ++i) { /* rows are sorted by prim: entry i is row i */
+        (*part)[i] = r[i].part;
+        double *d = *dir + (size_t)dim * (size_t)i;
+        if (r[i].other >= 0) {
+            fn(cm, r[i].prim, r[i].other, d);
+        } else { /* the second edge of a pair: the negative of the first's */
+            fn(cm, ~r[i].other, r[i].prim, d);
+            for (int k = 0; k < dim; ++k) d[k] = -d[k];
+        }
+    }
+    return CT_OK;
+}
+
+static void dir_vf(const ct_contact_mesh *cm, int v, int f, double *n) { ct_lag_dir_pt(cm, v, f, n); }
+static void dir_ve(const ct_contact_mesh *cm, int v, int e, double *n) { ct_lag_dir_pe(cm, v, e, n); }
+
+ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_candidates *cand, double reach,
+                               int edges)
 {
     const ct_surface *s = cm->s;
-    if (!cm->x_lag || !cm->face_an) return;
-    memcpy(cm->x_lag, x, (size_t)cm->nv * (size_t)cm->dim * sizeof *x);
-    if (cm->dim == 3) {
+    const int dim = cm->dim;
+    if (!cm->x_lag || !cm->face_un) return CT_OK;
+    memcpy(cm->x_lag, x, (size_t)cm->nv * (size_t)dim * sizeof *x);
+    if (dim == 3) {
         for (int f = 0; f < s->nf; ++f) {
             const int *F = s->faces + 3 * (size_t)f;
             const double *a = X(x, 3, F[0]), *b = X(x, 3, F[1]), *c = X(x, 3, F[2]);
             const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
             double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
             const double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-            const double k = len > 0.0 && isfinite(len) ? (s->face_area[f] / 3.0) / len : 0.0;
-            for (int i = 0; i < 3; ++i) cm->face_an[3 * (size_t)f + i] = k * n[i];
+            const double k = len > 0.0 && isfinite(len) ? 1.0 / len : 0.0;
+            for (int i = 0; i < 3; ++i) cm->face_un[3 * (size_t)f + i] = k * n[i];
         }
     } else {
         for (int e = 0; e < s->ned; ++e) { /* outward normal (dy, −dx)/|d| of segment (a, b) */
             const double *a = X(x, 2, s->edges[2 * e]), *b = X(x, 2, s->edges[2 * e + 1]);
             const double dx = b[0] - a[0], dy = b[1] - a[1], len = sqrt(dx * dx + dy * dy);
-            const double k = len > 0.0 && isfinite(len) ? (0.5 * s->edge_area[e]) / len : 0.0;
-            cm->face_an[2 * (size_t)e] = k * dy;
-            cm->face_an[2 * (size_t)e + 1] = -k * dx;
+            const double k = len > 0.0 && isfinite(len) ? 1.0 / len : 0.0;
+            cm->face_un[2 * (size_t)e] = k * dy;
+            cm->face_un[2 * (size_t)e + 1] = -k * dx;
         }
     }
+    cm->vdir_on = cm->edir_on = 0;
+    if (!cand) return CT_OK;
+    /* per (vertex, partner): the nearest partner primitive at x among the candidates within reach
+     * (farther ones are left out: which of them a candidate list holds depends on where it was
+     * queried, and the directions must not) */
+    const ct_pair_list *L = dim == 3 ? &cand->vf : &cand->ve;
+    const double r2 = reach * reach;
+    long n = 0;
+    if (grow_rows(&cm->lag_rows, &cm->lag_rows_cap, L->n + 1)) return CT_ENOMEM;
+    for (long i = 0; i < L->n; ++i) {
+        const int v = L->ij[2 * i], q = L->ij[2 * i + 1];
+        double d2;
+        if (dim == 3) {
+            const int *F = s->faces + 3 * (size_t)q;
+            ct_pt_classify_d2(X(x, 3, v), X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]), &d2);
+            if (d2 < r2) cm->lag_rows[n++] = (near_row){v, cm->part[F[0]], q, d2};
+        } else {
+            const int e0 = s->edges[2 * q], e1 = s->edges[2 * q + 1];
+            ct_pe_classify_d2(2, X(x, 2, v), X(x, 2, e0), X(x, 2, e1), &d2);
+            if (d2 < r2) cm->lag_rows[n++] = (near_row){v, cm->part[e0], q, d2};
+        }
+    }
+    qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
+    ct_status st = write_dirs(cm, cm->lag_rows, n, cm->nv, dim == 3 ? dir_vf : dir_ve, &cm->vdir_ptr, &cm->vdir_part,
+                              &cm->vdir_n, &cm->vdir_cap);
+    if (st != CT_OK) return st;
+    cm->vdir_on = 1;
+    if (dim != 3 || !edges) return CT_OK;
+    /* per (edge, partner): the nearest partner edge at x among the edge–edge candidates */
+    const ct_pair_list *E = &cand->ee;
+    if (grow_rows(&cm->lag_rows, &cm->lag_rows_cap, 2 * E->n + 1)) return CT_ENOMEM;
+    n = 0;
+    for (long i = 0; i < E->n; ++i) {
+        const int ea = E->ij[2 * i], eb = E->ij[2 * i + 1];
+        const int a0 = s->edges[2 * ea], a1 = s->edges[2 * ea + 1], b0 = s->edges[2 * eb], b1 = s->edges[2 * eb + 1];
+        double d2;
+        ct_ee_classify_d2(X(x, 3, a0), X(x, 3, a1), X(x, 3, b0), X(x, 3, b1), &d2, NULL, NULL);
+        if (!(d2 < r2)) continue;
+        cm->lag_rows[n++] = (near_row){ea, cm->part[b0], eb, d2};
+        cm->lag_rows[n++] = (near_row){eb, cm->part[a0], ~ea, d2};
+    }
+    qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
+    st = write_dirs(cm, cm->lag_rows, n, s->ned, ct_lag_dir_ee, &cm->edir_ptr, &cm->edir_part, &cm->edir_n,
+                    &cm->edir_cap);
+    if (st == CT_OK) cm->edir_on = 1;
+    return st;
 }
 
-/* Σ max(0, −a_f·n) over the faces list[0..n) (a_f = face_an), floored at CT_QUAD_FLOOR·w0. */
+const double *ct_lag_vertex_dir(const ct_contact_mesh *cm, int v, int part)
+{
+    if (!cm->vdir_on) return NULL;
+    for (int i = cm->vdir_ptr[v]; i < cm->vdir_ptr[v + 1]; ++i)
+        if (cm->vdir_part[i] == part) return cm->vdir_n + (size_t)cm->dim * (size_t)i;
+    return NULL;
+}
+
+const double *ct_lag_edge_dir(const ct_contact_mesh *cm, int e, int part)
+{
+    if (!cm->edir_on) return NULL;
+    for (int i = cm->edir_ptr[e]; i < cm->edir_ptr[e + 1]; ++i)
+        if (cm->edir_part[i] == part) return cm->edir_n + 3 * (size_t)i;
+    return NULL;
+}
+
+/* The facing sum over the faces list[0..nlist): Σ_f share_f max(0, c_f)/c_max with c_f = −n_f·n
+ * (lagged unit normals) and c_max the largest c_f; at least CT_QUAD_FLOOR·w0 (also when no face
+ * faces n). Faces that face n as well as the best one count fully: on a flat region the weight
+ * is w0 whatever n. */
 static double facing_sum(const ct_contact_mesh *cm, const int *list, int nlist, const double *n, double w0)
 {
     const int dim = cm->dim;
-    double w = 0.0;
+    double cmax = 0.0;
     for (int i = 0; i < nlist; ++i) {
-        const double *a = cm->face_an + (size_t)dim * (size_t)list[i];
-        double d = 0.0;
-        for (int k = 0; k < dim; ++k) d -= a[k] * n[k];
-        if (d > 0.0) w += d;
+        const double *u = cm->face_un + (size_t)dim * (size_t)list[i];
+        double c = 0.0;
+        for (int k = 0; k < dim; ++k) c -= u[k] * n[k];
+        if (c > cmax) cmax = c;
     }
+    double w = 0.0;
+    if (cmax > 0.0)
+        for (int i = 0; i < nlist; ++i) {
+            const double *u = cm->face_un + (size_t)dim * (size_t)list[i];
+            const double sh = dim == 3 ? cm->s->face_area[list[i]] / 3.0 : 0.5 * cm->s->edge_area[list[i]];
+            double c = 0.0;
+            for (int k = 0; k < dim; ++k) c -= u[k] * n[k];
+            if (c > 0.0) w += c == cmax ? sh : sh * (c / cmax);
+        }
     return fmax(w, CT_QUAD_FLOOR * w0);
 }
 
 double ct_contact_mesh_vertex_weight(const ct_contact_mesh *cm, int v, const double *n)
 {
     const double w0 = cm->wv[v];
-    if (!cm->face_an || !(isfinite(n[0]) && isfinite(n[1]) && (cm->dim == 2 || isfinite(n[2])))) return w0;
+    if (!cm->face_un || !(isfinite(n[0]) && isfinite(n[1]) && (cm->dim == 2 || isfinite(n[2])))) return w0;
     const int *ptr = cm->dim == 3 ? cm->vf_ptr : cm->ve_ptr, *list = cm->dim == 3 ? cm->vf_list : cm->ve_list;
     if (ptr[v + 1] == ptr[v]) return w0; /* a point: no faces to face anything with */
     return facing_sum(cm, list + ptr[v], ptr[v + 1] - ptr[v], n, w0);
@@ -82,7 +367,7 @@ double ct_contact_mesh_vertex_weight(const ct_contact_mesh *cm, int v, const dou
 double ct_contact_mesh_edge_weight(const ct_contact_mesh *cm, int e, const double *n)
 {
     const double w0 = cm->s->edge_area[e];
-    if (cm->dim != 3 || !cm->face_an || !(isfinite(n[0]) && isfinite(n[1]) && isfinite(n[2]))) return w0;
+    if (cm->dim != 3 || !cm->face_un || !(isfinite(n[0]) && isfinite(n[1]) && isfinite(n[2]))) return w0;
     if (cm->ef_ptr[e + 1] == cm->ef_ptr[e]) return w0;
     return facing_sum(cm, cm->ef_face + cm->ef_ptr[e], cm->ef_ptr[e + 1] - cm->ef_ptr[e], n, w0);
 }
@@ -216,12 +501,12 @@ ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s
     if (x_rest) {
         const size_t nfa = dim == 3 ? 3 * (size_t)s->nf : 2 * (size_t)s->ned;
         cm->x_lag = malloc(((size_t)nv * (size_t)dim + 1) * sizeof *cm->x_lag);
-        cm->face_an = malloc((nfa + 1) * sizeof *cm->face_an);
-        if (!cm->x_lag || !cm->face_an) {
+        cm->face_un = malloc((nfa + 1) * sizeof *cm->face_un);
+        if (!cm->x_lag || !cm->face_un) {
             ct_contact_mesh_free(cm);
             return CT_ENOMEM;
         }
-        ct_contact_mesh_lag(cm, x_rest);
+        ct_contact_mesh_lag(cm, x_rest, NULL, 0.0, 0);
     }
     return CT_OK;
 nomem:

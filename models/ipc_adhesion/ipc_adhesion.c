@@ -348,7 +348,8 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag
     ct_status s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
     if (s != CT_OK) return s;
     st->cm.quadrature = (int)prm->value[P_QUAD] == 1 ? CT_QUAD_VERTEX : CT_QUAD_FACE;
-    ct_contact_mesh_lag(&st->cm, c->x_prev); /* (begin_step lags again at every step) */
+    s = ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0); /* (begin_step lags again at every step) */
+    if (s != CT_OK) return s;
     ct_stepsize_init(&st->step);
     ct_collision_set_init(&st->cs);
     ct_friction_set_init(&st->fs);
@@ -408,9 +409,15 @@ static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
     st->n_ccd_reused = 0;
     memcpy(st->x_step0, c->x_prev, (size_t)st->nx * st->dim * sizeof(double));
     if (st->cm.quadrature == CT_QUAD_FACE) {
-        /* the terms' weights are lagged at x^n: a set built before (at the same x, at the end of
-         * the last step) has the old weights */
-        ct_contact_mesh_lag(&st->cm, c->x_prev);
+        /* the terms' weights are lagged at x^n, with the contact directions from the candidates
+         * within reach there; a set built before (at the same x, at the end of the last step) has
+         * the old weights */
+        const double t0 = now();
+        ct_status s = ct_candidate_cache_update(&st->cache, c->surf, c->x_prev, st->movable, c->threads, NULL);
+        const int edges = st->colset.kind == CT_COLSET_IPC2020 || st->colset.ee_weight == CT_EEW_AREA;
+        if (s == CT_OK) s = ct_contact_mesh_lag(&st->cm, c->x_prev, &st->cache.all, st->reach, edges);
+        st->t_pairs += now() - t0;
+        if (s != CT_OK) return s;
         st->cache_valid = 0;
     }
     return lag_friction(st, c, c->x_prev);

@@ -81,6 +81,9 @@ typedef struct rcc_pair {
     double w;       /* area weight */
     double d, u2, p;/* gap, squared slip, pressure at the last β update */
     double sep;     /* |x_v − x_a| then: the separation of the bonded material points */
+    double ndir[3]; /* the contact direction at x^n: from v's closest point on the participant
+                       (detect()) towards v; a half-space's normal */
+    long ndir_pass; /* the begin_step that set ndir (st->pass) */
 } rcc_pair;
 
 typedef struct rcc_state {
@@ -104,17 +107,29 @@ typedef struct rcc_state {
     long n_dropped;  /* pairs dropped in the last begin_step */
     int hist_every;
     int face;           /* quadrature "face": the pair areas from cm's face-aware weights */
+    long pass;          /* begin_step calls so far */
     ct_contact_mesh cm; /* (face) the surface and its lag at x^n */
     const char *names[8 + NHIST];
 } rcc_state;
 
-/* The contact area of vertex v bonded along the unit normal n̄ (towards v): its face-aware weight
- * lagged at x^n, or ⅓ of its surface triangles (quadrature "vertex"). */
-static double vertex_area(const rcc_state *st, const ct_step_ctx *c, int v, const double *nbar)
+/* The contact area of vertex v for the contact direction n (unit, towards v): its face-aware
+ * weight lagged at x^n, or ⅓ of its surface triangles (quadrature "vertex"). */
+static double vertex_area(const rcc_state *st, const ct_step_ctx *c, int v, const double *dir)
 {
     if (!st->face) return c->surf->vert_area[v];
-    double n[3] = {nbar[0], nbar[1], st->dim == 3 ? nbar[2] : 0.0};
+    double n[3] = {dir[0], dir[1], st->dim == 3 ? dir[2] : 0.0};
     return ct_contact_mesh_vertex_weight(&st->cm, v, n);
+}
+
+/* The pair's contact direction at x^n for its area: from v's closest point on the participant,
+ * as detect() found it in this begin_step (the direction the IPC barrier's weight of v takes, so
+ * that the barrier force on v divided by the area is the barrier pressure), else the anchor's
+ * normal n̄ (a pair kept beyond the detection distance). Not n̄ first: where the nearest
+ * primitives tie (a rim vertex facing a rim vertex: the other body's face and its side face), n̄
+ * may be the side face's, perpendicular to the contact. */
+static const double *pair_dir(const rcc_state *st, const rcc_pair *P)
+{
+    return P->ndir_pass == st->pass ? P->ndir : P->nbar;
 }
 
 /* ---------- geometry of one pair ---------- */
@@ -258,8 +273,25 @@ static ct_status track(rcc_state *st, const ct_step_ctx *c, const double *x, int
     int created = 0;
     rcc_pair *P = ct_pair_map_insert(&st->pairs, ct_pair_key(v, q), &created);
     if (!P) return CT_ENOMEM;
-    if (!created) return CT_OK;
     const int dim = st->dim;
+    { /* the contact direction at x: from the closest point (weights lam on prim) towards v */
+        const double *xv = x + (size_t)dim * v;
+        double cp[3] = {0, 0, 0}, l2 = 0.0;
+        if (prim < 0) {
+            for (int k = 0; k < dim; ++k) cp[k] = c->obstacles[q - st->nbodies].normal[k];
+        } else {
+            const int nvp = dim == 3 ? 3 : 2;
+            const int *pv = dim == 3 ? c->surf->faces + 3 * (size_t)prim : c->surf->edges + 2 * (size_t)prim;
+            for (int i = 0; i < nvp; ++i)
+                for (int k = 0; k < dim; ++k) cp[k] += lam[i] * x[(size_t)dim * pv[i] + k];
+            for (int k = 0; k < dim; ++k) cp[k] = xv[k] - cp[k];
+        }
+        for (int k = 0; k < dim; ++k) l2 += cp[k] * cp[k];
+        const double l = sqrt(l2);
+        for (int k = 0; k < 3; ++k) P->ndir[k] = k < dim && l > 0.0 ? cp[k] / l : (k < dim ? NAN : 0.0);
+        P->ndir_pass = st->pass;
+    }
+    if (!created) return CT_OK;
     P->prim = prim;
     for (int k = 0; k < 3; ++k) P->lam[k] = lam[k];
     if (prim < 0) { /* half-space: anchor = projection of x_v, normal = the obstacle's */
@@ -275,7 +307,7 @@ static ct_status track(rcc_state *st, const ct_step_ctx *c, const double *x, int
     anchor_frame(st, c, P, x, R);
     for (int k = 0; k < dim; ++k) P->r0[k] = r[k];
     for (int i = 0; i < 3; ++i) P->r0l[i] = R[i][0] * r[0] + R[i][1] * r[1] + R[i][2] * r[2];
-    const double area = vertex_area(st, c, v, P->nbar);
+    const double area = vertex_area(st, c, v, pair_dir(st, P));
     P->w = prim < 0 ? area : 0.5 * area;
     P->beta = !st->started && sqrt(d2) < st->bond_dist ? st->beta0 : 0.0;
     return CT_OK;
@@ -355,7 +387,8 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
     if (s != CT_OK) return s;
     const int dim = st->dim;
     const double *x = c->x_prev;
-    if (st->face) ct_contact_mesh_lag(&st->cm, x);
+    st->pass++;
+    if (st->face && (s = ct_contact_mesh_lag(&st->cm, x, NULL, 0.0, 0)) != CT_OK) return s;
     /* detection at x^n (new pairs: β₀ within bond_dist at t = 0, else 0) */
     ct_pair_map_begin_pass(&st->pairs);
     if ((s = detect(st, c, x)) != CT_OK) return s;
@@ -377,8 +410,8 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
         for (int k = 0; k < dim; ++k) P->r0[k] = R[0][k] * P->r0l[0] + R[1][k] * P->r0l[1] + R[2][k] * P->r0l[2];
         pair_gap_slip(st, P, r, &d, &u2);
         for (int k = 0; k < dim; ++k) fn -= st->g[(size_t)dim * v + k] * P->nbar[k];
-        const double area = vertex_area(st, c, v, P->nbar);
-        P->w = (P->prim < 0 ? 1.0 : 0.5) * area; /* lagged with n̄ */
+        const double area = vertex_area(st, c, v, pair_dir(st, P));
+        P->w = (P->prim < 0 ? 1.0 : 0.5) * area; /* lagged at x^n */
         const double press = (area > 0.0 ? fn / area : 0.0) - st->law.cn * P->beta * P->beta * d;
         int clamp = 0;
         P->beta = ct_rcc_beta_step(&st->law, P->beta, d, u2, press, c->h, &clamp);
@@ -597,7 +630,7 @@ static ct_status rcc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag
     st->face = (int)prm->value[CT_IPC_P_QUADRATURE] == CT_QUAD_FACE;
     if (st->face) {
         if ((s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, NULL)) != CT_OK) return s;
-        ct_contact_mesh_lag(&st->cm, c->x_prev);
+        if ((s = ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0)) != CT_OK) return s;
     }
     return CT_OK;
 }

@@ -24,29 +24,45 @@
  *
  * Vertex weights: the quadrature of the contact mesh (ct_contact_mesh.quadrature).
  *   CT_QUAD_FACE (default)  face-aware: the weight of the vertex side of a term is
- *                              w_v(n) = Σ_{f∋v} (A_f/3) max(0, −n_f·n)      (2D: segments, A_f/2)
- *                           with A_f the REST area of the incident boundary face, n_f its outward
- *                           unit normal and n the unit contact direction, from the partner's
- *                           closest point towards the vertex (a half-space: its outward normal).
- *                           A flat face in full contact carries exactly its area: the side faces of
- *                           a rim vertex (n_f ⟂ n) give 0. Edge sides of area-weighted edge–edge
- *                           terms take w_e(n) = Σ_{f∋e} (A_f/3) max(0, −n_f·n) in place of w_e.
+ *                              w_v(n) = Σ_{f∋v} (A_f/3) max(0, c_f)/c_max,   c_f = −n_f·n
+ *                           (2D: segments, A_f/2), with A_f the REST area of the incident boundary
+ *                           face, n_f its outward unit normal, n the unit contact direction from
+ *                           the partner's closest point towards the vertex (a half-space: its
+ *                           outward normal) and c_max the largest c_f: the faces that face the
+ *                           partner as well as the best one count fully, faces at an angle in
+ *                           proportion, faces turned away (c_f <= 0) not at all. A flat face in
+ *                           full contact carries exactly its area (its rim vertices' side faces
+ *                           have c_f = 0), and a vertex whose faces are coplanar keeps w_v for any
+ *                           n. Edge sides of area-weighted edge–edge terms take w_e(n), the same
+ *                           sum over the faces at the edge.
  *                           Lagged: n_f and n are evaluated at the positions of the last
  *                           ct_contact_mesh_lag (xⁿ, the start of the time step), so within a step
  *                           the weights are constants, like friction's lagged λ, and every
- *                           gradient and Hessian of Σ w m ψ stays exact. n of a term is that of
- *                           its primitive pair at xⁿ — the direction from the closest feature of
- *                           the partner primitive (face, edge or vertex, classified at xⁿ) to the
- *                           vertex — not of its closest-feature stencil at x: a stencil changes
- *                           inside a step (a point–triangle pair becomes point–edge as the vertex
- *                           crosses an edge) and a weight tied to it would make the energy jump
- *                           there. Terms whose pairs share their closest feature at xⁿ get the
- *                           same n bit for bit, so the inclusion–exclusion of the convergent set
- *                           cancels exactly as with one weight per vertex. Floor: a weight is at
- *                           least CT_QUAD_FLOOR × its vertex-quadrature value (w_v, w_e), so no
- *                           point–triangle, point–edge or half-space term has weight 0 and the
- *                           barrier still diverges (intersection-free); a vertex without incident
- *                           faces (a point) and a degenerate direction (d = 0 at xⁿ) take w_v.
+ *                           gradient and Hessian of Σ w m ψ stays exact. n is one direction per
+ *                           (vertex, partner participant), from the partner's closest point among
+ *                           the vertex's candidates within reach at xⁿ: every term of a vertex
+ *                           against a partner has the same weight, so the inclusion–exclusion of
+ *                           the convergent set cancels as with w_v. A term whose vertex had no
+ *                           candidate of that partner within reach at xⁿ (it appeared mid-step)
+ *                           takes the direction of its primitive pair at xⁿ (from the closest
+ *                           feature of the partner primitive, classified at xⁿ; pairs sharing it
+ *                           get the same bits, so those terms cancel too); a direction tied to the
+ *                           term's closest-feature stencil at x instead would change when the
+ *                           stencil does inside a step, and the energy would jump there.
+ *                           Floor: a weight is at least CT_QUAD_FLOOR × its vertex-quadrature
+ *                           value (w_v, w_e), so no point–triangle, point–edge or half-space term
+ *                           has weight 0 and the barrier still diverges (intersection-free); a
+ *                           vertex without incident faces (a point) and a degenerate direction
+ *                           (d = 0 at xⁿ) take w_v.
+ *                           Why c_f/c_max and one n per vertex and partner, and not the projected
+ *                           area Σ (A_f/3) max(0, c_f) with an n per term: a lagged weight that
+ *                           depends on where the partner is while the partner slides acts like
+ *                           a non-conservative tangential force (the weights lag the geometry by
+ *                           a step); measured on experiments/cube_push (a cube pushed over a
+ *                           frictionless floor by 0.3 N): the projected area with an n per term
+ *                           gave 8 % more travel than F t²/2m, the normalized sum with an n per
+ *                           term 5 % less, the normalized sum with an n per vertex and partner
+ *                           2 %, within the experiment's claim (quadrature vertex: +0.2 %).
  *   CT_QUAD_VERTEX          w_v = ⅓ of ALL the incident boundary triangles (2D: ½ of the
  *                           segments), s->vert_area: a flat face in full contact carries
  *                           (1 + 2t/L) × its area (the rim vertices count their side faces too);
@@ -113,8 +129,15 @@ typedef struct ct_contact_mesh {
     int *ef_face;            /* 3D: per edge, the incident faces (CSR with ef_ptr, increasing) */
     /* the lag of the face-aware weights (ct_contact_mesh_lag) */
     double *x_lag;           /* nv*dim positions xⁿ */
-    double *face_an;         /* 3D: nf*3, (A_f/3)·n_f; 2D: ned*2, (A_e/2)·n_e: rest area share times
-                                the outward unit normal at xⁿ (0 for a face degenerate at xⁿ) */
+    double *face_un;         /* 3D: nf*3, 2D: ned*2: outward unit normals at xⁿ (0 if degenerate) */
+    int vdir_on, edir_on;    /* the per-partner directions below are set */
+    int *vdir_ptr, *vdir_part; /* per vertex (CSR, nv+1): one entry per partner participant with a */
+    double *vdir_n;          /*   candidate at xⁿ: the unit direction (dim) from the partner's
+                                  closest point at xⁿ towards the vertex */
+    int *edir_ptr, *edir_part; /* 3D, per edge (ned+1): the same from the edge–edge candidates */
+    double *edir_n;
+    long vdir_cap, edir_cap, lag_rows_cap;
+    struct ct_lag_row *lag_rows; /* work memory of the lag */
 } ct_contact_mesh;
 
 /* Topology, quadrature CT_QUAD_FACE and its lag at x_rest (so the face-aware weights are defined
@@ -122,15 +145,24 @@ typedef struct ct_contact_mesh {
 ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s, const double *x_rest,
                                const int *part, const unsigned char *movable);
 void ct_contact_mesh_free(ct_contact_mesh *cm);
-/* Lag the face-aware weights at x (nv*dim): copy x and compute the faces' normals there. A model
- * calls it at the start of each step (begin_step, x = xⁿ) and drops whatever it built from the
- * set before (the terms' weights change). O(nv + nf), no allocation. */
-void ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x);
+/* Lag the face-aware weights at x (nv*dim): copy x, compute the faces' normals there and, from the
+ * proximity candidates cand at x (NULL: none) within `reach` of each other at x (the model's
+ * activation distance), each vertex's contact direction per partner participant: from the
+ * partner's closest point at x (over the vertex's candidates of that partner) towards the vertex;
+ * with `edges` (3D), the same for the edges from the edge–edge candidates (needed by
+ * area-weighted edge–edge terms only). A model calls it at the start of each step (begin_step,
+ * x = xⁿ, candidates covering every pair within reach at xⁿ) and drops whatever it built from the
+ * set before (the terms' weights change). O(nv + nf + candidates · log); it reuses its memory
+ * (allocates only when the candidates grow). */
+ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_candidates *cand, double reach,
+                              int edges);
 /* Face-aware weight of surface vertex v for the unit contact direction n (from the partner
- * towards v): Σ_{f∋v} (A_f/3) max(0, −n_f·n) with the lagged normals (2D: segments, A/2), at least
- * CT_QUAD_FLOOR·w_v; w_v for a vertex without incident faces or a non-finite n. */
+ * towards v): Σ_{f∋v} (A_f/3) max(0, c_f)/c_max, c_f = −n_f·n with the lagged normals and c_max
+ * the largest c_f (2D: segments, A/2): the faces that face n as well as the best one count fully,
+ * those at an angle in proportion, those facing away not at all; at least CT_QUAD_FLOOR·w_v; w_v
+ * for a vertex without incident faces or a non-finite n. */
 double ct_contact_mesh_vertex_weight(const ct_contact_mesh *cm, int v, const double *n);
-/* The same for surface edge e (3D): Σ_{f∋e} (A_f/3) max(0, −n_f·n), at least CT_QUAD_FLOOR·w_e. */
+/* The same for surface edge e (3D) over the faces at e, at least CT_QUAD_FLOOR·w_e. */
 double ct_contact_mesh_edge_weight(const ct_contact_mesh *cm, int e, const double *n);
 
 typedef struct ct_collision_set {

@@ -24,12 +24,18 @@ typedef struct ct_mesh {
  * elements (faces/segments that belong to exactly one element, oriented outward);
  * for a surface-only mesh it is the given cells.
  *
- * Areas (for area-weighted contact; SI units m^2 in 3D, m in 2D):
+ * Areas (for area-weighted contact; SI units m^2 in 3D, m in 2D), at the rest positions:
  *   3D: face_area[f] = triangle area; vert_area[v] = 1/3 of the incident face areas;
  *       edge_area[e] = 1/3 of the areas of the faces incident to the edge.
  *   2D: edge_area[e] = segment length; vert_area[v] = 1/2 of the incident segment lengths.
  * Hence sum(vert_area) = sum(face_area) (3D) or sum(edge_area) (2D), and in 3D
- * sum(edge_area) = sum(face_area). */
+ * sum(edge_area) = sum(face_area).
+ * vert_area counts ALL the incident faces: a vertex on the rim of a flat face also carries 1/3
+ * of its side faces, so a face in full contact weighted by vert_area carries (1 + 2t/L) x its
+ * area (t/L: the height of the side faces' first row over the face's size). The contact models
+ * weight a vertex by the area it presents to the partner instead (the face-aware quadrature of
+ * ct_collisions.h, from face_area and the faces' normals); vert_area is their "vertex"
+ * quadrature and the base of its floor. */
 typedef struct ct_surface {
     int dim;
     int nv;          /* size of vert_area: the mesh's vertex count */
