@@ -71,18 +71,22 @@ def load(path):
              inter=run.steps["intersections"], wall=run.steps["wall_s"])
     for k in ("adhesion_normal", "adhesion_tangential", "barrier", "friction", "reaction"):
         r[k] = run.probes[k]
-    # the contact quadrature of the model: a surface vertex carries 1/3 of the rest area of its
-    # surface triangles (core/fem/mesh.c); against a half-space each vertex is one term w_v·(κb + a)
-    X = r["X"]
-    w = physics.vertex_areas(X, r["faces"])
-    bottom = X[:, 1] < X[:, 1].min() + 1e-9
-    r["w"] = w[bottom]
-    r["bottom"] = bottom
-    r["A"] = r["w"].sum()
-    size = r["scene"]["bodies"][0]["mesh"]["size"]
-    r["A_nom"] = size[0] * size[2]
     # frames are logged every step (frame 0 = the initial state): row n of /steps ↔ frame n + 1
     assert len(r["tf"]) == len(r["t"]) + 1 and np.allclose(r["tf"][1:], r["t"])
+    # the contact quadrature of the model: against a half-space each surface vertex is one term
+    # w_v·(κb + a). quadrature "face" (the default): w_v = Σ (A_f/3) max(0, −n_f·ŷ) over its surface
+    # triangles (rest areas A_f, normals n_f lagged at the start of each step, i.e. at frame n for
+    # the step of row n): the bottom face's own area; "vertex": ⅓ of all its triangles, so the rim
+    # vertices also carry part of the side faces. w[n] holds step n's weights of the bottom vertices.
+    X = r["X"]
+    bottom = X[:, 1] < X[:, 1].min() + 1e-9
+    r["quad"] = logged.choice(run, "quadrature", "vertex")
+    r["w"] = np.array([physics.contact_weights(r["quad"], X, r["faces"], (0.0, 1.0, 0.0), x=xf)[bottom]
+                       for xf in r["x"][:-1]])
+    r["bottom"] = bottom
+    r["A"] = r["w"].sum(1)
+    size = r["scene"]["bodies"][0]["mesh"]["size"]
+    r["A_nom"] = size[0] * size[2]
     return r
 
 
@@ -91,13 +95,13 @@ normal = load(os.path.join(out, "normal.h5"))
 P = params(normal["run"])
 A = normal["A"]
 yb = normal["x"][1:, normal["bottom"], 1]  # bottom-vertex heights above the half-space (y = 0)
-gap = yb @ normal["w"] / A                  # area-weighted mean gap
+gap = (yb * normal["w"]).sum(1) / A         # area-weighted mean gap (each step's weights)
 gap_plain = yb.mean(1)                      # plain mean (what a mean_position probe reports)
 spread = yb.max(1) - yb.min(1)
 trac = -normal["adhesion_normal"][:, 1] / A  # attractive pressure (the force on the plate is -y)
 p_bar = normal["barrier"][:, 1] / A
 p_net = p_bar - trac                          # net normal pressure, > 0 repulsive
-quad = (adhesion_pressure(yb, P) @ normal["w"]) / A  # Σ w_v a'(d_v) / A: the exact quadrature
+quad = (adhesion_pressure(yb, P) * normal["w"]).sum(1) / A  # Σ w_v a'(d_v) / A: the exact quadrature
 pred = adhesion_pressure(gap, P)
 d0 = balance_gap(P)
 origin_y = normal["scene"]["bodies"][0]["mesh"]["origin"][1]
@@ -106,8 +110,10 @@ t_turn = motion[0]["until"]
 opening = normal["t"] > t_turn + 1e-9
 bonded = opening & (gap < P["da"])
 Y = P["yeps"]
-print(f"plate: {A:.6f} m² contact quadrature area (Σ w_v of the bottom face; nominal {normal['A_nom']:.4f} m², "
-      f"+{100 * (A / normal['A_nom'] - 1):.2f} % from the rim vertices' share of the side faces)")
+print(f"plate: {A[0]:.6f} m² contact quadrature area ({normal['quad']}: Σ w_v of the bottom face; nominal "
+      f"{normal['A_nom']:.4f} m², {100 * (A[0] / normal['A_nom'] - 1):+.2f} %"
+      + (" from the rim vertices' share of the side faces" if normal["quad"] == "vertex" else "")
+      + f"; over the steps {A.min():.6f} .. {A.max():.6f} m²)")
 print(f"law: d̂ = {P['dhat']:g}, d̂_p = {P['dp']:g}, d̂_a = {P['da']:g} m, Y·ε_c = {Y:g} Pa, κ = {P['kappa']:g} Pa")
 print(f"balance gap (barrier = adhesion pressure): {d0:.6e} m; the plate starts at {origin_y:.6e} m")
 claims.check(abs(origin_y - d0) < 1e-6 * P["dhat"], "the plate starts at the balance gap")
@@ -155,8 +161,9 @@ for path in runfiles.paths(out, "shear_*.h5", key=lambda p: float(re.findall(r"r
     r = load(path)
     Ps = params(r["run"])
     v = r["scene"]["bodies"][0]["fixed"]["motion"][0]["velocity"][0]
-    xb = r["x"][:, r["bottom"], 0] @ r["w"] / r["A"]
-    slip = np.diff(xb)  # per step, area-weighted
+    dxb = np.diff(r["x"][:, r["bottom"], 0], axis=0)
+    slip = (dxb * r["w"]).sum(1) / r["A"]  # per step, area-weighted (the step's weights)
+    xb = np.concatenate(([0.0], np.cumsum(slip)))
     T = -r["adhesion_tangential"][:, 0] / r["A"] + 0.0  # opposes the motion (+x); + 0.0: no -0
     n_tail = 10
     T_ss, y_ss = T[-n_tail:].mean(), slip[-n_tail:].mean()
@@ -164,7 +171,7 @@ for path in runfiles.paths(out, "shear_*.h5", key=lambda p: float(re.findall(r"r
     runs.append(dict(path=os.path.basename(path), P=Ps, v=v, r=v / Ps["eps_a"], xb=xb - xb[0], slip=slip, T=T,
                      T_ss=T_ss, y_ss=y_ss, expect=expect, newton=r["newton"], inter=r["inter"].max(),
                      wall=r["wall"].sum(), tail_ptp=np.ptp(T[-n_tail:]),
-                     gap=(r["x"][-1, r["bottom"], 1] @ r["w"]) / r["A"]))
+                     gap=(r["x"][-1, r["bottom"], 1] @ r["w"][-1]) / r["A"][-1]))
 main = [q for q in runs if q["P"]["eps_a"] == P["eps_a"]]
 other = [q for q in runs if q["P"]["eps_a"] != P["eps_a"]]
 Tmax = P["mu_a"] * Y

@@ -10,8 +10,9 @@ Measured per run (wall: the half-space x ≥ 0, gravity −g ŷ, cube face x = g
   a      −slope of a least-squares line through the centre of mass's vertical velocity after 0.1 s
   θ      rotation about z of the best rigid fit (Kabsch, mass-weighted) of the frame to the rest
          shape; negative = top away from the wall. θ_edge: angle of the top front edge (z = −L/2).
-  face   distances of the wall-face vertices (rest x = min) from the wall: min / mean / max
-  slip   mean vertical displacement of the wall-face vertices
+  face   distances of the wall-face vertices (rest x = min) from the wall: min / mean / max (the mean
+         weighted by the model's contact weights of the face vertices, i.e. by area)
+  slip   mean vertical displacement of the wall-face vertices (weighted the same way)
   F_an, F_at  normal / tangential adhesion force on the cube (/probes/adhesion_*)
 Classes (tested in this order; thresholds in the constants below):
   sticks                max |Δy| < STICK_DY·L and |slip| < STICK_SLIP·L over the whole run
@@ -31,7 +32,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from contactlab import cli, figures, params as logged  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
-from contactlab.physics import balance_gap, vertex_areas  # noqa: E402
+from contactlab.physics import balance_gap  # noqa: E402
 from classify import A_TOL, PAPER, load, classify  # noqa: E402
 
 ap = cli.parser(__doc__, "plots/out/cube_wall")
@@ -56,15 +57,15 @@ for key, r in runs.items():
 
 # ---- capacities (independent of the runs: mesh weights and the parameters) ----
 X, L, M = r0["X"], r0["L"], r0["M"]
-w = vertex_areas(X, r0["tris"])
+w, quad = r0["w"], r0["quad"]                           # the model's contact weights against the wall
 face = r0["face"]
-A_eff = w[face].sum()                                   # vertex quadrature of the face (rim: + side strips)
+A_eff = w[face].sum()        # the quadrature of the face: its area ("face"), + the rim's side strips ("vertex")
 arm = X[face, 1] - X[:, 1].min()                        # lever about the bottom edge of the face
 W = M * g
 print(f"cube: L = {L:g} m, m = {M:g} kg, weight m g = {W:.0f} N, gravity torque about the bottom edge "
       f"m g L/2 = {W * L / 2:.0f} N m; Y = {Y:g} Pa, κ = {kappa:g} Pa, d̂ = {dhat:g} m, d̂_a = {dhat_a:g} m")
-print(f"wall face: area {L * L:g} m², vertex-quadrature area A_eff = {A_eff:.4f} m² "
-      f"(rim vertices carry ⅓ of the side triangles too)")
+print(f"wall face: area {L * L:g} m², contact quadrature ({quad}) area A_eff = {A_eff:.4f} m² "
+      + ("(face-aware weights: the face's area)" if quad == "face" else "(rim vertices carry ⅓ of the side triangles too)"))
 print(f"{'ε_c':>7} {'μ_a':>4} {'Yε_c (Pa)':>10} {'gap (m)':>11} {'μ_a A Yε_c / mg':>16} {'A_eff:':>7} "
       f"{'M_adh / (mgL/2)':>16} {'A_eff:':>7}")
 caps = {}
@@ -133,13 +134,20 @@ claims.check(caps["small"]["ft_eff"] < 1.0 < caps["large"]["ft_eff"] and caps["s
              f"torque about the bottom edge ({caps['small']['mom_eff']:.2f}); large can ({caps['large']['ft_eff']:.1f}, "
              f"{caps['large']['mom_eff']:.1f}) (A_eff)")
 s0 = runs["0", "small"]
-dev = np.abs(s0["fmean"] - caps["small"]["gap"]).max() / caps["small"]["gap"]
-claims.check(dev < 0.02, f"μ = 0, small: the sliding face stays at the balance gap (mean distance within "
-             f"{dev:.1%} of {caps['small']['gap']:.4e} m all along; claim 2 %)")
+# after the debonding of the tangential adhesion (its last step is claimed ≤ 0.1 s below; it lets go in
+# the first steps): the release of the sheared face is a transient in which the corners, each holding
+# a quarter cell of the face (quadrature "face"), briefly lift; measured from t = 0.05 s on
+T_SLIDE = 0.05
+sl = s0["ft"] >= T_SLIDE - 1e-12
+devs = np.abs(s0["fmean"] - caps["small"]["gap"]) / caps["small"]["gap"]
+dev, dev_tr = devs[sl].max(), devs[~sl].max()
+claims.check(dev < 0.02, f"μ = 0, small: the sliding face stays at the balance gap (area-weighted mean distance within "
+             f"{dev:.1%} of {caps['small']['gap']:.4e} m from t = {T_SLIDE:g} s on; claim 2 %; the release transient "
+             f"before: {dev_tr:.1%}, largest vertex distance {s0['fmax'][~sl].max() / caps['small']['gap']:.2f} × the gap)")
 fan = s0["an_abs"][len(s0["an_abs"]) // 2]
 pred = caps["small"]["ye"] * caps["small"]["gap"] / dhat_p * A_eff        # a'(gap) = Yε_c gap/d̂_p below d̂_p
 claims.check(abs(fan / pred - 1.0) < 0.01, f"μ = 0, small: normal adhesion force while sliding {fan:.1f} N = A_eff·a'(gap) "
-             f"= {pred:.1f} N within 1 % (= {fan / (pred / A_eff * L * L):.3f} × the face area's A·a'(gap): the rim)")
+             f"= {pred:.1f} N within 1 % (= {fan / (pred / A_eff * L * L):.3f} × the face area's A·a'(gap))")
 claims.check(s0["at_until"] <= 0.1, f"μ = 0, small: the tangential adhesion debonds at once (last nonzero at "
              f"t = {s0['at_until']:.2f} s; claim ≤ 0.1 s)")
 claims.check(abs(s0["a"] / g - 1.0) < A_TOL, f"μ = 0, small: slides with a = {s0['a']:.4f} m/s² ≈ g (within {A_TOL:.0%})")

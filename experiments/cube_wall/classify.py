@@ -8,8 +8,8 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import runs  # noqa: E402
-from contactlab.physics import rotation_z, vertex_areas  # noqa: E402
+from contactlab import params as logged, runs  # noqa: E402
+from contactlab.physics import contact_weights, rotation_z  # noqa: E402
 
 STICK_DY, STICK_SLIP = 0.05, 1e-3     # × L
 ROT_MIN, ROT_SMALL = 10.0, 1.0        # degrees
@@ -43,11 +43,18 @@ def load(path):
     edge = np.where((X[:, 1] > X[:, 1].max() - 1e-9 * L) & (X[:, 2] < X[:, 2].min() + 1e-9 * L))[0]
     near, far = edge[np.argmin(X[edge, 0])], edge[np.argmax(X[edge, 0])]
     fd = fx[:, face, 0]                      # wall: x = 0, normal +x
-    r.update(M=M, L=L, face=face, A_eff=vertex_areas(X, tris)[face].sum(), dy=com[:, 1] - com[0, 1], vy=vcom[:, 1],
+    # the model's contact weights of the vertices against the wall (normal +x) at rest: quadrature
+    # "face" the face's area, "vertex" plus the rim's share of the side faces. The face's mean
+    # distance and slip are means weighted by them (the face's area-weighted means: with "face" a
+    # rim vertex carries only its share of the face, and at 4³ 16 of the 25 face vertices are rim)
+    quad = logged.choice(run, "quadrature", "vertex")
+    w = contact_weights(quad, X, tris, (1.0, 0.0, 0.0))
+    wf = w[face] / w[face].sum()
+    r.update(M=M, L=L, face=face, quad=quad, w=w, A_eff=w[face].sum(), dy=com[:, 1] - com[0, 1], vy=vcom[:, 1],
              theta=np.array([rotation_z(fx[0], x, m) for x in fx]),
              theta_edge=np.degrees(np.arctan2(fx[:, far, 1] - fx[:, near, 1], fx[:, far, 0] - fx[:, near, 0])),
-             fmin=fd.min(1), fmean=fd.mean(1), fmax=fd.max(1),
-             slip=(fx[:, face, 1] - X[face, 1]).mean(1), gap0=float(X[face, 0].mean()))
+             fmin=fd.min(1), fmean=fd @ wf, fmax=fd.max(1),
+             slip=(fx[:, face, 1] - X[face, 1]) @ wf, gap0=float(X[face, 0].mean()))
     return r
 
 

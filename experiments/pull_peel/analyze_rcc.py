@@ -21,14 +21,16 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from contactlab import cli, figures, params as logged  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
-from contactlab.physics import vertex_areas  # noqa: E402
+from contactlab.physics import contact_weights  # noqa: E402
 from analyze import Case, Run  # noqa: E402
 
 
 def face_area_eff(run):
-    """Σ of the vertex-quadrature areas (⅓ of the incident surface triangles) over the lower plate's
-    top face: the face area plus the rim's share of the side faces."""
-    return vertex_areas(run.X, run.tris)[run.pairs[:, 1]].sum()
+    """Σ of the contact weights over the lower plate's top face, bonded to the upper plate (contact
+    direction −y, from the partner above), at rest: quadrature "face" (the default) the face area;
+    "vertex" (⅓ of the incident surface triangles) the face area plus the rim's share of the side faces."""
+    quad = logged.choice(run, "quadrature", "vertex")
+    return contact_weights(quad, run.X, run.tris, (0.0, -1.0, 0.0))[run.pairs[:, 1]].sum()
 
 
 class RccRun(Run):
@@ -82,7 +84,7 @@ def main():
           f"β0 = {beta0:g}; h = {h:g} s, h·W/η = {h * W / eta:.3g}")
     print(f"  √(C_N W) = {T:g} Pa (ipc_adhesion Y·ε_c = {ye:g} Pa) at d* = √(W/C_N) = {dstar * 1e3:g} mm "
           f"(d̂_p = {dp * 1e3:g} mm); debond_dist = {dd * 1e3:g} mm")
-    print(f"  lower plate's top face: A = {A:g} m², vertex-quadrature area A_eff = {A_eff:.5f} m² ({A_eff / A:.4f} A); "
+    print(f"  lower plate's top face: A = {A:g} m², contact-quadrature area A_eff = {A_eff:.5f} m² ({A_eff / A:.4f} A); "
           f"√(C_N W)·A_eff = {F_th:.2f} N")
     for r in (pull, peel):
         print(f"  {r.name}: {len(r.t)} steps of {h:g} s, Newton {r.newton.sum()} iters (mean {r.newton.mean():.2f}, "

@@ -82,13 +82,17 @@ def load(path):
     ob = r["scene"]["obstacles"][0]
     assert ob["type"] == "halfspace" and list(ob["point"]) == [0, 0, 0] and list(ob["normal"]) == [0, 1, 0]
     L = r["L"] = law(run)
-    # the model's area weight of a surface vertex against a half-space: its whole surface area share,
-    # 1/3 of the rest area of its surface triangles (core/fem/mesh.c), so the rim vertices of the bottom
-    # face also carry 1/3 of the side faces' triangles
+    # the model's area weight of a surface vertex bonded to a half-space (normal +y): with quadrature
+    # "face" (the default) the area it presents to the half-space, Σ (A_f/3) max(0, c_f)/c_max over
+    # its surface triangles with c_f = −n_f·ŷ at the start of each step (rcc_ipc lags them with n̄ in
+    # begin_step) — the bottom face's own area; with "vertex" 1/3 of all its triangles, so the rim
+    # vertices of the bottom face also carry 1/3 of the side faces' triangles. w[n], A[n]: the
+    # weights and their sum in step n, from frame n.
     X = r["X"]
-    w = physics.vertex_areas(X, r["faces"])
+    quad = r["quad"] = logged.choice(run, "quadrature", "vertex")
     b = X[:, 1] < X[:, 1].min() + 1e-9
-    r["b"], r["w"], r["A"] = b, w[b], w[b].sum()
+    W = np.array([physics.contact_weights(quad, X, r["faces"], (0.0, 1.0, 0.0), x=xf)[b] for xf in r["x"][:-1]])
+    r["b"], r["w"], r["A"] = b, W, W.sum(1)
     size = r["scene"]["bodies"][0]["mesh"]["size"]
     r["A_nom"] = size[0] * size[2]
     xb = r["x"][:, b, :]
@@ -96,8 +100,8 @@ def load(path):
     r["ux_v"] = xb[:, :, 0] - xb[0, :, 0]             # per-vertex slip since bonding (the anchor is
     r["uz_v"] = xb[:, :, 2] - xb[0, :, 2]             # the projection of x_v at t = 0)
     A = r["A"]
-    r["gap"] = r["d_v"][1:] @ r["w"] / A              # area-weighted mean, after each step
-    r["u"] = r["ux_v"][1:] @ r["w"] / A
+    r["gap"] = (r["d_v"][1:] * r["w"]).sum(1) / A     # area-weighted mean, after each step
+    r["u"] = (r["ux_v"][1:] * r["w"]).sum(1) / A
     r["Tn"] = -r["adhesion_normal"][:, 1] / A + 0.0   # attractive normal traction (force on the plate is −y)
     r["Tt"] = -r["adhesion_tangential"][:, 0] / A + 0.0  # tangential traction, opposing the +x motion
     replay(r)
@@ -122,9 +126,10 @@ def replay(r):
         beta = np.clip(beta + L["h"] * beta_rate(L, beta, d[n], u2, p), 0.0, 1.0)
         alive &= np.sqrt(d[n] ** 2 + u2) <= L["debond"]
         be2 = np.where(alive, beta, 0.0) ** 2
-        Tn[n] = r["w"] @ (L["cn"] * be2 * d[n + 1]) / r["A"]
-        Tt[n] = r["w"] @ (L["ct"] * be2 * ux[n + 1]) / r["A"]
-        stored[n] = r["w"] @ (0.5 * be2 * (L["cn"] * d[n + 1] ** 2 + L["ct"] * (ux[n + 1] ** 2 + uz[n + 1] ** 2))) / r["A"]
+        w, A = r["w"][n], r["A"][n]
+        Tn[n] = w @ (L["cn"] * be2 * d[n + 1]) / A
+        Tt[n] = w @ (L["ct"] * be2 * ux[n + 1]) / A
+        stored[n] = w @ (0.5 * be2 * (L["cn"] * d[n + 1] ** 2 + L["ct"] * (ux[n + 1] ** 2 + uz[n + 1] ** 2))) / A
         bm[n] = beta[alive].mean() if alive.any() else np.nan
     r["Tn_rep"], r["Tt_rep"], r["beta_rep"], r["stored"] = Tn, Tt, bm, stored
 
@@ -133,7 +138,7 @@ def continuous(r, sub=40):
     """eq. 8/9 integrated exactly in time (exponential substeps, a linear in t) along the mean path, from
     β = 1: the rate-dependent law itself, without the explicit update and its one-step lag."""
     L = r["L"]
-    g = np.concatenate([[r["d_v"][0] @ r["w"] / r["A"]], r["gap"]])
+    g = np.concatenate([[r["d_v"][0] @ r["w"][0] / r["A"][0]], r["gap"]])
     u = np.concatenate([[0.0], r["u"]])
     beta, B = 1.0, np.zeros(len(r["t"]))
     for n in range(len(r["t"])):
@@ -175,8 +180,10 @@ r0 = normal[0]
 v = r0["scene"]["bodies"][0]["fixed"]["motion"][0]["velocity"][1]
 print(f"law: C_N = {L['cn']:g}, C_T = {L['ct']:g} N/m³, W = {L['w']:g} J/m², r = {L['r']:g}, h = {L['h']:g} s; "
       f"d* = √(W/C_N) = {L['dstar']:.4e} m, √(C_N W) = {L['peak']:.4f} Pa, debond_dist = {L['debond']:g} m")
-print(f"plate: {int(r0['b'].sum())} bottom vertices, effective area Σw = {r0['A']:.6f} m² (nominal {r0['A_nom']:.4f} m², "
-      f"+{100 * (r0['A'] / r0['A_nom'] - 1):.2f} %: the rim vertices carry 1/3 of the side-face triangles); "
+print(f"plate: {int(r0['b'].sum())} bottom vertices, effective area Σw = {r0['A'][0]:.6f} m² (nominal "
+      f"{r0['A_nom']:.4f} m², {100 * (r0['A'][0] / r0['A_nom'] - 1):+.2f} %"
+      + (": the rim vertices carry 1/3 of the side-face triangles" if r0["quad"] == "vertex"
+         else ": the face-aware weights") + f"; over the steps {r0['A'].min():.6f} .. {r0['A'].max():.6f} m²); "
       f"tractions = force / Σw")
 print(f"opening / shear rate v = {v:g} m/s ({v * L['h']:.1e} m per step = {v * L['h'] / L['dstar']:.4f} d*)")
 
@@ -314,7 +321,7 @@ for r in rest + opn:
     work_t = np.trapz(r["Tt"][sh], r["u"][sh])
     lim_t = np.trapz(Tt_lim[sh], r["u"][sh])
     i0 = int(np.nonzero(sh)[0][0]) - 1
-    stored0 = r["stored"][i0] if i0 >= 0 else r["w"] @ (0.5 * L["cn"] * r["d_v"][0] ** 2) / r["A"]
+    stored0 = r["stored"][i0] if i0 >= 0 else r["w"][0] @ (0.5 * L["cn"] * r["d_v"][0] ** 2) / r["A"][0]
     q = dict(r=r, eta=r["L"]["eta"], kind="rest (eq. 9)" if p0 >= 0 else "open (eq. 8)", g0=g0, a0=a0, ustar=ustar,
              Tstar=Tstar, Tp=Tp, up=up, Tc=Tc, uc=uc, dev=dev, work_t=work_t, lim_t=lim_t, stored0=stored0,
              stored_end=r["stored"][last], ulast=r["u"][last], Tn_end=r["Tn"][last], Tn_lim_end=Tn_lim[last],

@@ -39,12 +39,17 @@ def load(path):
     names = dict(cn="c_n", ct="c_t", W="w", eta="eta", r="r", p0="p0", dhat="dhat", kappa="kappa",
                  bond="bond_dist", debond="debond_dist", beta0="beta0")
     r.update({k: logged.value(run, n) for k, n in names.items()}, h=sc["time"]["dt"])
-    # the contact quadrature (core/fem/mesh.c): a surface vertex carries 1/3 of the rest area of its
-    # surface triangles; the rim vertices of the bottom face also carry part of the side faces
+    # the contact quadrature against the half-space (normal +y): quadrature "face" (the default) the
+    # area a vertex presents to it, Σ (A_f/3) max(0, c_f)/c_max over its surface triangles with
+    # c_f = −n_f·ŷ at the start of each step (rcc_ipc lags them with n̄ in begin_step): the bottom
+    # face's own area; "vertex" 1/3 of all its triangles (the rim vertices of the bottom face also
+    # carry side faces). w: at rest; w_step[n]: step n's, from frame n.
     X = r["X"]
-    w = physics.vertex_areas(X, r["faces"])
+    quad = logged.choice(run, "quadrature", "vertex")
     r["bidx"] = np.where(X[:, 1] < X[:, 1].min() + 1e-9)[0]
-    r["w"] = w[r["bidx"]]
+    r["w"] = physics.contact_weights(quad, X, r["faces"], (0.0, 1.0, 0.0))[r["bidx"]]
+    r["w_step"] = np.array([physics.contact_weights(quad, X, r["faces"], (0.0, 1.0, 0.0), x=xf)[r["bidx"]]
+                            for xf in r["x"][:-1]])
     r["A"] = r["w"].sum()
     size = sc["bodies"][0]["mesh"]["size"]
     r["A_nom"] = size[0] * size[2]
@@ -172,7 +177,7 @@ for P in runs + runs_bond:
     c = max(c, np.abs(hb[hist_rows] - P["hist"][hist_rows]).max() if hist_rows.any() else 0)
     # the adhesion force report: Σ_v w_v C_N β_v² d_v at the end of step n (frame n+1, β of row n)
     dn = P["x"][1:, b, 1]
-    Fr = (P["w"] * P["cn"] * R["beta"] ** 2 * dn * R["alive"]).sum(axis=1)
+    Fr = (P["w_step"] * P["cn"] * R["beta"] ** 2 * dn * R["alive"]).sum(axis=1)
     P["force_err"] = np.abs(Fr + P["adh"]).max() / (P["cn"] * max(d1_all, P["d1"]) * P["A"])
     P["replay_err"] = e
     worst, worst_cnt = max(worst, e), max(worst_cnt, c)

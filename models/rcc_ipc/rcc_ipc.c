@@ -10,13 +10,14 @@
  * displacement of the two material points since the bond formed). n̄ is lagged at the start of
  * the step (like friction's tangent basis), so E_k is quadratic in x, its Hessian
  * w β² (c cᵀ) ⊗ (C_N n̄n̄ᵀ + C_T (I − n̄n̄ᵀ)) is PSD, and the finite differences are exact.
- * w_k is v's contact weight for the direction n̄ (ct_contact_mesh_vertex_weight with the quadrature
- * parameter "face": the area v presents to the anchor, Σ_{f∋v} (A_f/3) max(0, −n_f·n̄), lagged at
- * the start of the step with n̄; "vertex": ⅓ of all its surface triangles), halved between two
- * bodies (both bodies' vertices bond to the other's surface), whole against a half-space.
+ * w_k is v's contact weight (ct_contact_mesh_vertex_weight with the quadrature parameter "face":
+ * the area v presents to q, Σ_{f∋v} (A_f/3) max(0, c_f)/c_max, c_f = −n_f·n, n the direction from
+ * v's closest point on q towards v, both lagged at the start of the step; "vertex": ⅓ of all its
+ * surface triangles), halved between two bodies (both bodies' vertices bond to the other's
+ * surface), whole against a half-space.
  * β evolves before each step by eq. 7–9 (ct_rcc.h) from the gap, the slip and the total normal
- * pressure at x^n: p = (barrier force on v)·n̄ / w_v(n̄) − C_N β² d (the barrier's weight of v against a
- * half-space: its normal force divided by the same area is the barrier pressure).
+ * pressure at x^n: p = (barrier force on v)·n̄ / w_v(n) − C_N β² d (w_v(n): the barrier's weight of v,
+ * so its normal force divided by it is the barrier pressure).
  * Pairs are tracked in a ct_pair_map: detected when v is within max(d̂, bond_dist) of q at the
  * start of a step (at t = 0 with β₀ if within bond_dist, later with β = 0), kept while the bonded
  * material points are less than debond_dist apart (default twice the reference gap √(W/C_N); the

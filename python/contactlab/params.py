@@ -2,6 +2,7 @@
 
     kappa = params.value(run, "kappa")                            # a float
     dhat, dp, da = params.values(run, "dhat", "dhat_p", "dhat_a")
+    quad = params.choice(run, "quadrature", "vertex")             # a choice, as its string
 
 A run file holds every parameter of its model as the model runs with it (run.params); those the
 scene left "auto" are the numbers the model's init resolved, their names listed in the group's
@@ -41,3 +42,16 @@ def value(run, name):
 def values(run, *names):
     """value(run, name) for each name, as a tuple."""
     return tuple(value(run, n) for n in names)
+
+
+def choice(run, name, default=None):
+    """The choice parameter name of the run's model as its string (e.g. "convergent"). default for a
+    run file from before the parameter existed (e.g. quadrature: "vertex", the weights before the
+    face-aware ones); ValueError if there is none and no default."""
+    p = run.params
+    if name not in p:
+        if default is not None:
+            return default
+        raise ValueError(f"{run.path}: {run.attrs.get('model_group', '/model')} has no parameter {name!r}")
+    v = p[name]
+    return v.decode() if isinstance(v, bytes) else str(v)

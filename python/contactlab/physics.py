@@ -70,14 +70,55 @@ def balance_gap(kappa, yeps, dhat, dp, da):
 
 
 def vertex_areas(X, tris):
-    """The models' vertex quadrature weights: ⅓ of the incident surface triangles' areas (rim
-    vertices of a face therefore also carry part of the side faces)."""
+    """The models' vertex quadrature weights (contact parameter quadrature = "vertex"): ⅓ of the
+    incident surface triangles' areas (rim vertices of a face therefore also carry part of the side
+    faces)."""
     tris = np.asarray(tris)
     w = np.zeros(len(X))
     a = 0.5 * np.linalg.norm(np.cross(X[tris[:, 1]] - X[tris[:, 0]], X[tris[:, 2]] - X[tris[:, 0]]), axis=1)
     for k in range(3):
         np.add.at(w, tris[:, k], a / 3.0)
     return w
+
+
+QUAD_FLOOR = 1e-3  # CT_QUAD_FLOOR of core/include/contactlab/ct_collisions.h
+
+
+def face_weights(X, tris, n, x=None):
+    """The models' face-aware contact weights (quadrature = "face", the default; ct_collisions.h):
+    for the unit contact direction n (from the partner towards the vertex; against a half-space its
+    outward normal) vertex v carries Σ_{f∋v} (A_f/3) max(0, c_f)/c_max with c_f = −n_f·n and c_max
+    the largest c_f over v's faces, A_f the rest area (from X) and n_f the outward unit normal at the
+    positions x (the models lag them at the start of each step; default X), at least QUAD_FLOOR ×
+    vertex_areas. A flat face in full contact sums to its area (the side faces of its rim vertices
+    have c_f = 0), and a vertex whose faces are coplanar keeps its vertex area. 3D (triangles)."""
+    tris = np.asarray(tris)
+    x = X if x is None else x
+    a = 0.5 * np.linalg.norm(np.cross(X[tris[:, 1]] - X[tris[:, 0]], X[tris[:, 2]] - X[tris[:, 0]]), axis=1)
+    nf = np.cross(x[tris[:, 1]] - x[tris[:, 0]], x[tris[:, 2]] - x[tris[:, 0]])
+    nf /= np.linalg.norm(nf, axis=1)[:, None]
+    c = -(nf @ np.asarray(n, dtype=float))
+    cmax = np.zeros(len(X))
+    for k in range(3):
+        np.maximum.at(cmax, tris[:, k], c)
+    w = np.zeros(len(X))
+    for k in range(3):
+        cm = cmax[tris[:, k]]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(c <= 0, 0.0, np.where(c == cm, a / 3.0, a / 3.0 * (c / cm)))
+        np.add.at(w, tris[:, k], share)
+    return np.maximum(w, QUAD_FLOOR * vertex_areas(X, tris))
+
+
+def contact_weights(quadrature, X, tris, n, x=None):
+    """The models' contact weights of every vertex for the contact direction n under the run's
+    quadrature parameter (params.choice(run, "quadrature", "vertex")): face_weights or
+    vertex_areas."""
+    if quadrature == "vertex":
+        return vertex_areas(X, tris)
+    if quadrature != "face":
+        raise ValueError(f"unknown quadrature {quadrature!r}")
+    return face_weights(X, tris, n, x)
 
 
 def rotation_z(P0, P, m):
