@@ -80,51 +80,52 @@ static int vertex_coef_2d(const ct_contact_mesh *cm, int u, int v)
 /* vertex v against face f */
 static double vw_pt(const ct_contact_mesh *cm, int v, int f)
 {
-    const int part = cm->part[cm->s->faces[3 * f]];
-    const double *d = ct_lag_vertex_dir(cm, v, part);
+    const double *w = ct_lag_vertex_weight(cm, v, cm->part[cm->s->faces[3 * f]]);
+    if (w) return *w;
     double n[3];
-    if (!d) ct_lag_dir_pt(cm, v, f, n);
-    return ct_contact_mesh_vertex_weight(cm, v, d ? d : n);
+    ct_lag_dir_pt(cm, v, f, n);
+    return ct_contact_mesh_vertex_weight(cm, v, n);
 }
 
 /* vertex v against edge e (any dim) */
 static double vw_pe(const ct_contact_mesh *cm, int v, int e)
 {
-    const int part = cm->part[cm->s->edges[2 * e]];
-    const double *d = ct_lag_vertex_dir(cm, v, part);
+    const double *w = ct_lag_vertex_weight(cm, v, cm->part[cm->s->edges[2 * e]]);
+    if (w) return *w;
     double n[3];
-    if (!d) ct_lag_dir_pe(cm, v, e, n);
-    return ct_contact_mesh_vertex_weight(cm, v, d ? d : n);
+    ct_lag_dir_pe(cm, v, e, n);
+    return ct_contact_mesh_vertex_weight(cm, v, n);
 }
 
 /* vertex v against vertex u */
 static double vw_pp(const ct_contact_mesh *cm, int v, int u)
 {
-    const double *d = ct_lag_vertex_dir(cm, v, cm->part[u]);
+    const double *w = ct_lag_vertex_weight(cm, v, cm->part[u]);
+    if (w) return *w;
     double n[3];
-    if (!d) ct_unit_diff(cm->dim, X(cm->x_lag, cm->dim, v), X(cm->x_lag, cm->dim, u), n);
-    return ct_contact_mesh_vertex_weight(cm, v, d ? d : n);
+    ct_unit_diff(cm->dim, X(cm->x_lag, cm->dim, v), X(cm->x_lag, cm->dim, u), n);
+    return ct_contact_mesh_vertex_weight(cm, v, n);
 }
 
 /* edge ea's side against edge eb (3D) */
 static double ew_ee(const ct_contact_mesh *cm, int ea, int eb)
 {
-    const double *d = ct_lag_edge_dir(cm, ea, cm->part[cm->s->edges[2 * eb]]);
+    const double *w = ct_lag_edge_weight(cm, ea, cm->part[cm->s->edges[2 * eb]]);
+    if (w) return *w;
     double n[3];
-    if (!d) ct_lag_dir_ee(cm, ea, eb, n);
-    return ct_contact_mesh_edge_weight(cm, ea, d ? d : n);
+    ct_lag_dir_ee(cm, ea, eb, n);
+    return ct_contact_mesh_edge_weight(cm, ea, n);
 }
 
 /* edge ea's side against vertex p (3D): from p towards ea's closest point */
 static double ew_pe(const ct_contact_mesh *cm, int ea, int p)
 {
-    const double *d = ct_lag_edge_dir(cm, ea, cm->part[p]);
+    const double *w = ct_lag_edge_weight(cm, ea, cm->part[p]);
+    if (w) return *w;
     double n[3];
-    if (!d) {
-        ct_lag_dir_pe(cm, p, ea, n);
-        for (int k = 0; k < 3; ++k) n[k] = -n[k];
-    }
-    return ct_contact_mesh_edge_weight(cm, ea, d ? d : n);
+    ct_lag_dir_pe(cm, p, ea, n);
+    for (int k = 0; k < 3; ++k) n[k] = -n[k];
+    return ct_contact_mesh_edge_weight(cm, ea, n);
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -35,8 +35,9 @@ void ct_unit_diff(int dim, const double *a, const double *b, double *n);
 void ct_lag_dir_pe(const ct_contact_mesh *cm, int p, int e, double *n);
 void ct_lag_dir_pt(const ct_contact_mesh *cm, int p, int f, double *n);
 void ct_lag_dir_ee(const ct_contact_mesh *cm, int ea, int eb, double *n);
-/* The lagged direction of vertex v (edge e) against participant part, NULL if the lag has none. */
-const double *ct_lag_vertex_dir(const ct_contact_mesh *cm, int v, int part);
-const double *ct_lag_edge_dir(const ct_contact_mesh *cm, int e, int part);
+/* The lagged face-aware weight of vertex v (edge e) against participant part (for its lagged
+ * contact direction, computed by ct_contact_mesh_lag), NULL if the lag has none. */
+const double *ct_lag_vertex_weight(const ct_contact_mesh *cm, int v, int part);
+const double *ct_lag_edge_weight(const ct_contact_mesh *cm, int e, int part);
 
 #endif

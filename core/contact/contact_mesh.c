@@ -31,10 +31,10 @@ void ct_contact_mesh_free(ct_contact_mesh *cm)
     free(cm->face_un);
     free(cm->vdir_ptr);
     free(cm->vdir_part);
-    free(cm->vdir_n);
+    free(cm->vdir_w);
     free(cm->edir_ptr);
     free(cm->edir_part);
-    free(cm->edir_n);
+    free(cm->edir_w);
     free(cm->lag_rows);
     memset(cm, 0, sizeof *cm);
 }
@@ -200,12 +200,14 @@ static int grow_rows(near_row **r, long *cap, long need)
 }
 
 /* Keep the first (nearest) row of every (prim, partner) run of the sorted rows r[0..n), and write
- * the CSR (ptr over np primitives, part, dir) of their directions: dirfn(cm, prim, other, n), or its
- * negative for rows with other < 0 (edge rows store ~other for the second edge of a pair). */
+ * the CSR (ptr over np primitives, part, wt) of their weights wfn(cm, prim, d) for the directions
+ * d = dirfn(cm, prim, other), or its negative for rows with other < 0 (edge rows store ~other for
+ * the second edge of a pair). */
 typedef void (*dir_fn)(const ct_contact_mesh *cm, int a, int b, double *n);
+typedef double (*weight_fn)(const ct_contact_mesh *cm, int a, const double *n);
 
-static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, dir_fn fn, int **ptr, int **part,
-                            double **dir, long *cap)
+static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, dir_fn fn, weight_fn wfn, int **ptr,
+                            int **part, double **wt, long *cap)
 {
     const int dim = cm->dim;
     long m = 0;
@@ -215,9 +217,9 @@ static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, di
     if (m > *cap) {
         int *pp = realloc(*part, (size_t)m * sizeof *pp);
         if (pp) *part = pp;
-        double *dd = realloc(*dir, (size_t)m * (size_t)dim * sizeof *dd);
-        if (dd) *dir = dd;
-        if (!pp || !dd) return CT_ENOMEM;
+        double *ww = realloc(*wt, (size_t)m * sizeof *ww);
+        if (ww) *wt = ww;
+        if (!pp || !ww) return CT_ENOMEM;
         *cap = m;
     }
     for (int v = 0; v <= np; ++v) (*ptr)[v] = 0;
@@ -225,13 +227,14 @@ static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, di
     for (int v = 0; v < np; ++v) (*ptr)[v + 1] += (*ptr)[v];
     for (long i = 0; i < m; ++i) { /* rows are sorted by prim: entry i is row i */
         (*part)[i] = r[i].part;
-        double *d = *dir + (size_t)dim * (size_t)i;
+        double d[3];
         if (r[i].other >= 0) {
             fn(cm, r[i].prim, r[i].other, d);
         } else { /* the second edge of a pair: the negative of the first's */
             fn(cm, ~r[i].other, r[i].prim, d);
             for (int k = 0; k < dim; ++k) d[k] = -d[k];
         }
+        (*wt)[i] = wfn(cm, r[i].prim, d);
     }
     return CT_OK;
 }
@@ -288,8 +291,8 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
         }
     }
     qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
-    ct_status st = write_dirs(cm, cm->lag_rows, n, cm->nv, dim == 3 ? dir_vf : dir_ve, &cm->vdir_ptr, &cm->vdir_part,
-                              &cm->vdir_n, &cm->vdir_cap);
+    ct_status st = write_dirs(cm, cm->lag_rows, n, cm->nv, dim == 3 ? dir_vf : dir_ve, ct_contact_mesh_vertex_weight,
+                              &cm->vdir_ptr, &cm->vdir_part, &cm->vdir_w, &cm->vdir_cap);
     if (st != CT_OK) return st;
     cm->vdir_on = 1;
     if (dim != 3 || !edges) return CT_OK;
@@ -307,25 +310,25 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
         cm->lag_rows[n++] = (near_row){eb, cm->part[a0], ~ea, d2};
     }
     qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
-    st = write_dirs(cm, cm->lag_rows, n, s->ned, ct_lag_dir_ee, &cm->edir_ptr, &cm->edir_part, &cm->edir_n,
-                    &cm->edir_cap);
+    st = write_dirs(cm, cm->lag_rows, n, s->ned, ct_lag_dir_ee, ct_contact_mesh_edge_weight, &cm->edir_ptr,
+                    &cm->edir_part, &cm->edir_w, &cm->edir_cap);
     if (st == CT_OK) cm->edir_on = 1;
     return st;
 }
 
-const double *ct_lag_vertex_dir(const ct_contact_mesh *cm, int v, int part)
+const double *ct_lag_vertex_weight(const ct_contact_mesh *cm, int v, int part)
 {
     if (!cm->vdir_on) return NULL;
     for (int i = cm->vdir_ptr[v]; i < cm->vdir_ptr[v + 1]; ++i)
-        if (cm->vdir_part[i] == part) return cm->vdir_n + (size_t)cm->dim * (size_t)i;
+        if (cm->vdir_part[i] == part) return cm->vdir_w + i;
     return NULL;
 }
 
-const double *ct_lag_edge_dir(const ct_contact_mesh *cm, int e, int part)
+const double *ct_lag_edge_weight(const ct_contact_mesh *cm, int e, int part)
 {
     if (!cm->edir_on) return NULL;
     for (int i = cm->edir_ptr[e]; i < cm->edir_ptr[e + 1]; ++i)
-        if (cm->edir_part[i] == part) return cm->edir_n + 3 * (size_t)i;
+        if (cm->edir_part[i] == part) return cm->edir_w + i;
     return NULL;
 }
 

@@ -132,10 +132,10 @@ typedef struct ct_contact_mesh {
     double *face_un;         /* 3D: nf*3, 2D: ned*2: outward unit normals at xⁿ (0 if degenerate) */
     int vdir_on, edir_on;    /* the per-partner directions below are set */
     int *vdir_ptr, *vdir_part; /* per vertex (CSR, nv+1): one entry per partner participant with a */
-    double *vdir_n;          /*   candidate at xⁿ: the unit direction (dim) from the partner's
-                                  closest point at xⁿ towards the vertex */
+    double *vdir_w;          /*   candidate within reach at xⁿ: the vertex's face-aware weight for the
+                                  direction from the partner's closest point at xⁿ towards it */
     int *edir_ptr, *edir_part; /* 3D, per edge (ned+1): the same from the edge–edge candidates */
-    double *edir_n;
+    double *edir_w;
     long vdir_cap, edir_cap, lag_rows_cap;
     struct ct_lag_row *lag_rows; /* work memory of the lag */
 } ct_contact_mesh;
