@@ -62,6 +62,7 @@ EXP_SRC    := $(sort $(wildcard experiments/*/*.c))
 EXP_BIN    := $(patsubst %.c,$(BUILD)/%,$(EXP_SRC))
 
 DEP_FILES  := $(LIB_OBJ:.o=.d) $(BUILD)/core/io/main.d $(TEST_UTIL:.o=.d) $(TEST_BIN:=.d) $(EXP_BIN:=.d) $(BENCH_BIN).d
+.DEFAULT_GOAL := all
 -include $(DEP_FILES)
 
 .PHONY: all test demo figures bench sanitize install clean help deps check-layers newton-table
