@@ -183,6 +183,25 @@ static const char two_plates_json[] =
     "   \"origin\": [0, 0.0005, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
     "   \"density\": 1000}}]}";
 
+
+/* Central differences (step 1e-9 m) of a term's gradient (ct_collision_term_grad with
+ * proj_kappa_density): column b of D (n x n, n = stencil dofs) is d(grad)/dx_b. x is restored. */
+static void term_fd_hessian(const ct_collision *t, const ct_contact_mesh *cm, double *x, const double *dk, double *D)
+{
+    const int dim = cm->dim, n = ct_collision_nverts(t) * dim;
+    const double h = 1e-9;
+    for (int b = 0; b < n; ++b) {
+        double gp[12], gm[12];
+        const int vb = t->v[b / dim], kb = b % dim;
+        double save = x[vb * dim + kb];
+        x[vb * dim + kb] = save + h;
+        ct_collision_term_grad(t, cm, NULL, x, proj_kappa_density, dk, gp);
+        x[vb * dim + kb] = save - h;
+        ct_collision_term_grad(t, cm, NULL, x, proj_kappa_density, dk, gm);
+        x[vb * dim + kb] = save;
+        for (int a = 0; a < n; ++a) D[a + n * b] = (gp[a] - gm[a]) / (2 * h);
+    }
+}
 /* The assembled per-term Hessian blocks (projected in the complement of the translations with
  * the inline eigensolver) against LAPACK's projection (ct_psd_project, dsyev) of the full term
  * Hessian: w(ψ_ss ∇s∇sᵀ + ψ_s ∇²s) in closed form for unmollified terms, central differences of
@@ -235,18 +254,7 @@ START_TEST(test_term_projection)
                 for (int b = 0; b < n; ++b)
                     for (int a = 0; a < n; ++a) H[a + n * b] = t->w * (pss * g[a] * g[b] + ps * Hs[a + n * b]);
             } else {
-                const double h = 1e-9;
-                for (int b = 0; b < n; ++b) {
-                    double gp[12], gm[12];
-                    const int vb = t->v[b / dim], kb = b % dim;
-                    double save = x[vb * dim + kb];
-                    x[vb * dim + kb] = save + h;
-                    ct_collision_term_grad(t, &cm, NULL, x, proj_kappa_density, dk, gp);
-                    x[vb * dim + kb] = save - h;
-                    ct_collision_term_grad(t, &cm, NULL, x, proj_kappa_density, dk, gm);
-                    x[vb * dim + kb] = save;
-                    for (int a = 0; a < n; ++a) H[a + n * b] = (gp[a] - gm[a]) / (2 * h);
-                }
+                term_fd_hessian(t, &cm, x, dk, H);
                 for (int b = 0; b < n; ++b)
                     for (int a = 0; a < b; ++a) H[a + n * b] = H[b + n * a] = 0.5 * (H[a + n * b] + H[b + n * a]);
             }
@@ -260,18 +268,7 @@ START_TEST(test_term_projection)
                 double Ex[144], D[144];
                 ct_test_stencil_block(&T, t->v, nv, dim, Ex);
                 ct_triplets_free(&T);
-                const double h = 1e-9;
-                for (int b = 0; b < n; ++b) {
-                    double gp[12], gm[12];
-                    const int vb = t->v[b / dim], kb = b % dim;
-                    double save = x[vb * dim + kb];
-                    x[vb * dim + kb] = save + h;
-                    ct_collision_term_grad(t, &cm, NULL, x, proj_kappa_density, dk, gp);
-                    x[vb * dim + kb] = save - h;
-                    ct_collision_term_grad(t, &cm, NULL, x, proj_kappa_density, dk, gm);
-                    x[vb * dim + kb] = save;
-                    for (int a = 0; a < n; ++a) D[a + n * b] = (gp[a] - gm[a]) / (2 * h);
-                }
+                term_fd_hessian(t, &cm, x, dk, D);
                 double e2 = 0.0, d2 = 0.0;
                 for (int k = 0; k < n * n; ++k) e2 += (Ex[k] - D[k]) * (Ex[k] - D[k]), d2 += D[k] * D[k];
                 worst_exact = fmax(worst_exact, sqrt(e2 / d2));

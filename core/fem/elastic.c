@@ -163,6 +163,16 @@ double ct_elastic_energy(const ct_elastic *el, const double *y)
     return E;
 }
 
+double ct_elastic_term_scale(const ct_elastic *el)
+{
+    double S = 0.0;
+    for (int e = 0; e < el->ne; ++e) {
+        const ct_material *m = &el->mats[el->mat[e]];
+        S += el->vol[e] * (fabs(m->mu) + fabs(m->lambda)) * el->dim;
+    }
+    return S;
+}
+
 /* ge[k*d + c] = vol sum_b P_cb G_kb */
 static void element_gradient(const ct_elastic *el, int e, const double *y, double *ge)
 {

@@ -46,11 +46,12 @@ static int newton_converged(ct_sim *s, double pmax, double tol, double rnorm, in
     S->residual = ct_step_is_static(s) ? pmax : pmax / s->sc->dt;
     S->force_scale = F;
     S->force_residual = F > 0.0 ? rnorm / F : (rnorm > 0.0 ? INFINITY : 0.0);
+    *step_ok = S->residual < tol;
+    if (!*step_ok) return 0;
+    if (ftol <= 0.0 || rnorm <= ftol * F) return 1;
     double qmax = 0.0;
     for (int i = 0; i < s->ndof; ++i) qmax = fmax(qmax, fabs(s->q[i]));
-    *step_ok = S->residual < tol;
-    const int force_ok = ftol <= 0.0 || rnorm <= ftol * F || pmax <= 16.0 * DBL_EPSILON * qmax;
-    return *step_ok && force_ok;
+    return pmax <= 16.0 * DBL_EPSILON * qmax;
 }
 
 /* The Newton direction p (all q-dofs, 0 at prescribed ones) from H p = -g with the factor of
@@ -71,6 +72,18 @@ static ct_status newton_direction(ct_sim *s, double *pmax, ct_diag *diag)
         s->p[as->free_dof[i]] = pf[i];
         *pmax = fmax(*pmax, fabs(pf[i]));
     }
+    return CT_OK;
+}
+
+/* The largest safe fraction alpha <= 1 of the step s->p from (q, x): the model's max_step. */
+static ct_status max_step(ct_sim *s, double *alpha, ct_diag *diag)
+{
+    *alpha = 1.0;
+    ct_dofs_map_lin(&s->dofs, s->p, s->px);
+    ct_status st = ct_model_max_step(s->model, &s->ctx, s->x, s->px, alpha);
+    if (st != CT_OK)
+        return ct_diag_add(diag, st, "step %d: model %s: max_step failed", s->step, ct_model_name(s->model));
+    *alpha = fmin(*alpha, 1.0);
     return CT_OK;
 }
 
@@ -96,12 +109,9 @@ static ct_status filter_line_search(ct_sim *s, int it, double tol, double rnorm,
     const ct_model_timing *mt = &s->model->time;
     const size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * s->dim;
     double tl = ct_step_now(), tm1 = mt->contact, tccd = mt->ccd;
-    double alpha = 1.0;
-    ct_dofs_map_lin(&s->dofs, s->p, s->px);
-    ct_status st = ct_model_max_step(s->model, &s->ctx, s->x, s->px, &alpha);
-    if (st != CT_OK)
-        return ct_diag_add(diag, st, "step %d: model %s: max_step failed", s->step, ct_model_name(s->model));
-    alpha = fmin(alpha, 1.0);
+    double alpha;
+    ct_status st = max_step(s, &alpha, diag);
+    if (st != CT_OK) return st;
     S->ccd_alpha_min = fmin(S->ccd_alpha_min, alpha);
     if (!cur->known && (st = ct_step_ip_energy(s, s->q, s->x, &cur->E, &cur->mag)) != CT_OK) return st;
     const double E0 = cur->E, mag0 = cur->mag;
@@ -156,11 +166,9 @@ static ct_status predictor_start(ct_sim *s, ip_value *cur, ct_diag *diag)
         int d = as->free_dof[i];
         s->p[d] = s->q_tilde[d] - s->q[d];
     }
-    double alpha = 1.0;
-    ct_dofs_map_lin(&s->dofs, s->p, s->px);
-    ct_status st = ct_model_max_step(s->model, &s->ctx, s->x, s->px, &alpha);
-    if (st != CT_OK) return ct_diag_add(diag, st, "step %d: model %s: max_step failed", s->step, ct_model_name(s->model));
-    if (alpha < 1.0) return CT_OK;
+    double alpha;
+    ct_status st = max_step(s, &alpha, diag);
+    if (st != CT_OK || alpha < 1.0) return st;
     if ((st = ct_step_ip_energy(s, s->q, s->x, &cur->E, &cur->mag)) != CT_OK) return st;
     for (size_t i = 0; i < nqd; ++i) s->q_trial[i] = s->q[i] + s->p[i];
     ct_dofs_map(&s->dofs, s->q_trial, s->x_trial);

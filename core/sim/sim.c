@@ -282,6 +282,7 @@ static ct_status build_state(ct_sim *s, ct_diag *diag)
         }
         if (st != CT_OK) return st;
     }
+    s->elastic_scale = ct_elastic_term_scale(&s->el);
     /* M_q = J^T M J at vertex level */
     ct_triplets_init(&s->Mq);
     for (int k = 0; k < s->nx; ++k)

@@ -56,20 +56,6 @@ static double mass_quadratic(const ct_sim *s, const double *a, const double *b)
     return E;
 }
 
-/* The size of the terms of the elements' energy densities near F = I: sum over elements of
- * vol (mu + lambda) dim. The energy of a neo-Hookean element, mu/2 (I1 - dim) - mu log J + ...,
- * cancels terms of that size, so its round-off is ~eps times this (for E = 1e9 Pa, 1e-9 J per
- * 0.016 m^3 element), however small the element's energy. */
-static double elastic_round_scale(const ct_elastic *el)
-{
-    double S = 0.0;
-    for (int e = 0; e < el->ne; ++e) {
-        const ct_material *m = &el->mats[el->mat[e]];
-        S += el->vol[e] * (fabs(m->mu) + fabs(m->lambda)) * el->dim;
-    }
-    return S;
-}
-
 /* Incremental potential at (q, x = x(q)); *mag (if not NULL) receives the sum of the
  * magnitudes of its parts (inertial term, elastic energy and its terms' scale, |f_ext,i x_i|
  * summed, |P_c|): the size of the numbers that cancel in E, whose round-off bounds which
@@ -88,7 +74,7 @@ ct_status ct_step_ip_energy(ct_sim *s, const double *q, const double *x, double 
     if (st != CT_OK) return st;
     double Ei = ct_step_is_static(s) ? 0.0 : mass_quadratic(s, q, s->q_tilde);
     *E = Ei + w * (Ee - Wext + Ec);
-    if (mag) *mag = Ei + w * (fabs(Ee) + elastic_round_scale(&s->el) + Wabs + fabs(Ec));
+    if (mag) *mag = Ei + w * (fabs(Ee) + s->elastic_scale + Wabs + fabs(Ec));
     return CT_OK;
 }
 

@@ -83,6 +83,11 @@ void ct_elastic_F(const ct_elastic *el, int e, const double *y, double *F);
 /* Total elastic energy (J). +INFINITY if some element is inverted for a material that
  * forbids it. Deterministic OpenMP reduction (per-thread partial sums in fixed order). */
 double ct_elastic_energy(const ct_elastic *el, const double *y);
+/* The size of the terms of the elements' energy densities near F = I: sum over elements of
+ * vol (|mu| + |lambda|) dim (J). A neo-Hookean element's energy, mu/2 (I1 - dim) - mu log J + ...,
+ * cancels terms of that size, so its round-off is ~eps times this however small the energy
+ * (for E = 1e9 Pa, 1e-9 J per 0.016 m^3 element). */
+double ct_elastic_term_scale(const ct_elastic *el);
 
 /* g += dE/dy. Deterministic with any number of threads. */
 void ct_elastic_gradient(const ct_elastic *el, const double *y, double *g);

@@ -106,6 +106,7 @@ typedef struct ct_sim {
     /* Set by every gradient evaluation (ct_step_ip_gradient) for the force test of newton.c:
      * the force scale F (N). */
     double force_scale;
+    double elastic_scale;       /* ct_elastic_term_scale of el (J): part of E's round-off level */
     double t;
     int step;
     int nsteps;                 /* ceil(duration / dt) */
