@@ -12,7 +12,9 @@
  * - the face-aware contact quadrature (issue 15): vertex and edge weights for a contact direction,
  *   the total weight of a flat face in full contact (its area, to round-off) in both constructions,
  *   2D and 3D, the static equilibrium of a plate on a half-space (force = p(gap) × true area), and
- *   the continuity of the energy when stencils change inside a step.
+ *   the continuity of the energy when stencils change inside a step;
+ * - the second-order correction of a line-search trial (issue 15): two crossing edges whose gap a
+ *   tangential step closes again are opened to the linear prediction, only where they should be.
  */
 #include "ct_test_util.h"
 
@@ -1224,6 +1226,96 @@ START_TEST(test_face_weights_continuity)
 }
 END_TEST
 
+
+/* ---- second-order correction of a trial point (ct_collision_correct_trial) ---- */
+
+/* Two crossing edges, a along x through the origin and b along y at height d0 (line–line
+ * distance d0, closest points at both midpoints), and a step dx that lifts b by d0 (linear
+ * prediction 2 d0) while it tilts a by slope t about its midpoint and slides b along x by u: both
+ * leave the distance unchanged to first order, together they lower it by about t u (the
+ * distance's curvature). With t u = 1.5 d0 the trial keeps d1 = d0/2 of the predicted 2 d0: the
+ * correction must bring it back to 2 d0 (first order in the deficit, exact up to the small
+ * rotation of a translation along the barycentric normal), move only the stencil's movable
+ * vertices, and leave alone terms that kept their gap, terms of negative weight and terms beyond
+ * dmax. */
+static double ee_dist(const ct_collision *c, const ct_contact_mesh *cm, const double *x)
+{
+    return sqrt(ct_collision_d2(c, cm, NULL, x, NULL, NULL));
+}
+
+START_TEST(test_correct_trial)
+{
+    const double d0 = 1e-4, t = 0.01, u = 1.5 * d0 / t;
+    const double x0[15] = {-1, 0, 0, 1, 0, 0, 0, -1, d0, 0, 1, d0, 5, 5, 5}; /* a0 a1 b0 b1, a bystander */
+    const double dx[15] = {0, 0, -t, 0, 0, t, u, 0, d0, u, 0, d0, 0.3, 0.2, 0.1};
+    double x1[15];
+    for (int i = 0; i < 15; ++i) x1[i] = x0[i] + dx[i];
+    ct_contact_mesh cm;
+    memset(&cm, 0, sizeof cm);
+    cm.dim = 3;
+    cm.nv = 5;
+    ct_collision term = {CT_COL_EE, CT_EE_A_B, 0, {0, 1, 2, 3}, 2, 1e-6, 0.0};
+    ct_collision_set cs = {1, 1, &term};
+    const double d1 = ee_dist(&term, &cm, x1);
+    ck_assert_msg(fabs(d1 - 0.5 * d0) < 0.02 * d0, "set-up: the trial keeps %g of d0 (derived: 1/2)", d1 / d0);
+
+    /* one term: back to the linear prediction 2 d0, the bystander untouched */
+    double xc[15];
+    memcpy(xc, x1, sizeof xc);
+    long n;
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 1, xc, &n), CT_OK);
+    ck_assert_int_eq(n, 1);
+    const double dc = ee_dist(&term, &cm, xc);
+    printf("correct_trial: d0 %.3e, trial %.3e, corrected %.6e (prediction %.3e, rel. error %.2e)\n", d0, d1, dc,
+           2 * d0, fabs(dc - 2 * d0) / (2 * d0 - d1));
+    ck_assert_msg(fabs(dc - 2 * d0) < 1e-3 * (2 * d0 - d1), "corrected gap %.6e, predicted %.6e", dc, 2 * d0);
+    for (int i = 12; i < 15; ++i) ck_assert(xc[i] == x1[i]);
+
+    /* the same stencil twice: a vertex takes the mean of its moves, so the result is the same */
+    ct_collision two[2] = {term, term};
+    ct_collision_set cs2 = {2, 2, two};
+    double xd[15];
+    memcpy(xd, x1, sizeof xd);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs2, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 2, xd, &n), CT_OK);
+    ck_assert_int_eq(n, 2);
+    for (int i = 0; i < 15; ++i) ck_assert(xd[i] == xc[i]);
+
+    /* edge a held (not movable): only b moves, and the gap gains the deficit times b's share of
+     * |grad d|^2, (1/2)^2 + (1/2)^2 over the four weights' 1: half of it */
+    unsigned char movable[5] = {0, 0, 1, 1, 1};
+    cm.movable = movable;
+    memcpy(xd, x1, sizeof xd);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 1, xd, &n), CT_OK);
+    for (int i = 0; i < 6; ++i) ck_assert(xd[i] == x1[i]);
+    const double dh = ee_dist(&term, &cm, xd);
+    ck_assert_msg(fabs((dh - d1) / (2 * d0 - d1) - 0.5) < 0.01, "held a: gain %.4f of the deficit (derived 1/2)",
+                  (dh - d1) / (2 * d0 - d1));
+    cm.movable = NULL;
+
+    /* nothing to correct: a pure lift (the trial keeps its prediction), a negative-weight term,
+     * a term beyond dmax, a trial that lost less than half (ratio 0.2) */
+    const double lift[15] = {0, 0, 0, 0, 0, 0, 0, 0, d0, 0, 0, d0, 0, 0, 0};
+    double xl[15];
+    for (int i = 0; i < 15; ++i) xl[i] = x0[i] + lift[i];
+    memcpy(xd, xl, sizeof xd);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, lift, 1.0, CT_SOC_RATIO, 1e-3, 1, xd, &n), CT_OK);
+    ck_assert_int_eq(n, 0);
+    ck_assert(memcmp(xd, xl, sizeof xd) == 0);
+    ct_collision neg = term;
+    neg.w = -1e-6;
+    ct_collision_set csn = {1, 1, &neg};
+    const struct { const ct_collision_set *cs; double ratio, dmax; } none[] = {
+        {&csn, CT_SOC_RATIO, 1e-3}, {&cs, CT_SOC_RATIO, 0.5 * d0}, {&cs, 0.2, 1e-3}};
+    for (int k = 0; k < 3; ++k) {
+        memcpy(xd, x1, sizeof xd);
+        ck_assert_int_eq(ct_collision_correct_trial(none[k].cs, &cm, NULL, x0, dx, 1.0, none[k].ratio, none[k].dmax, 1,
+                                                    xd, &n), CT_OK);
+        ck_assert_int_eq(n, 0);
+        ck_assert(memcmp(xd, x1, sizeof xd) == 0);
+    }
+}
+END_TEST
+
 static Suite *contact_suite(void)
 {
     Suite *s = suite_create("contact");
@@ -1243,6 +1335,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_face_weights_sets);
     tcase_add_test(tc, test_plate_equilibrium);
     tcase_add_test(tc, test_face_weights_continuity);
+    tcase_add_test(tc, test_correct_trial);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -163,8 +163,8 @@ static void read_time(sj *c, json_t *root, ct_scene *sc)
 static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
 {
     static const char *const keys[] = {"newton_tol", "force_tol", "max_newton_iters", "friction_iters", "friction_tol",
-                                       "threads", "project_psd", "exact_hessian", "predictor", "max_line_search",
-                                       "verify", NULL};
+                                       "threads", "project_psd", "exact_hessian", "predictor", "second_order_correction",
+                                       "max_line_search", "verify", NULL};
     json_t *o = ct_sj_enter(c, root, "solver", SJ_OPTIONAL, keys);
     if (!o) return;
     ct_sj_real(c, o, "newton_tol", SJ_OPTIONAL, 1e-2, SJ_GT(0), &s->newton_tol);
@@ -177,6 +177,7 @@ static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
     ct_sj_bool(c, o, "project_psd", SJ_OPTIONAL, 1, &s->project_psd);
     ct_sj_bool(c, o, "exact_hessian", SJ_OPTIONAL, 1, &s->exact_hessian);
     ct_sj_bool(c, o, "predictor", SJ_OPTIONAL, 1, &s->predictor);
+    ct_sj_bool(c, o, "second_order_correction", SJ_OPTIONAL, 1, &s->second_order_correction);
     ct_sj_int(c, o, "max_line_search", SJ_OPTIONAL, 40, 1, INT_MAX, &s->max_line_search);
     ct_sj_bool(c, o, "verify", SJ_OPTIONAL, 1, &s->verify);
     ct_sj_pop(c);

@@ -103,7 +103,8 @@ ct_status ct_model_type_check(const ct_model_type *t, ct_diag *diag)
     if (t->family == CT_FAMILY_CONSTRAINT) {
         if (!t->step) return ct_diag_add(diag, CT_EINPUT, "model %s: a constraint-family model needs a step op", n);
         const char *extra = t->energy ? "energy" : t->gradient ? "gradient" : t->hessian ? "hessian"
-                            : t->max_step ? "max_step" : t->update_lagged ? "update_lagged" : NULL;
+                            : t->max_step ? "max_step" : t->update_lagged ? "update_lagged"
+                            : t->correct_trial ? "correct_trial" : NULL;
         if (extra)
             return ct_diag_add(diag, CT_EINPUT, "model %s: a constraint-family model sets no %s op (the core "
                                "never calls it)", n, extra);
@@ -207,6 +208,15 @@ ct_status ct_model_update_lagged(ct_model *m, const ct_step_ctx *c, const double
     ct_status st = CT_OK;
     *delta = 0.0;
     if (m->type->update_lagged) CT_TIMED(m, contact, m->type->update_lagged(m->state, c, x, delta));
+    return st;
+}
+
+ct_status ct_model_correct_trial(ct_model *m, const ct_step_ctx *c, const double *x, const double *dx, double alpha,
+                                 double *x_trial, int *changed)
+{
+    ct_status st = CT_OK;
+    *changed = 0;
+    if (m->type->correct_trial) CT_TIMED(m, contact, m->type->correct_trial(m->state, c, x, dx, alpha, x_trial, changed));
     return st;
 }
 

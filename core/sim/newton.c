@@ -75,15 +75,57 @@ static ct_status newton_direction(ct_sim *s, double *pmax, ct_diag *diag)
     return CT_OK;
 }
 
-/* The largest safe fraction alpha <= 1 of the step s->p from (q, x): the model's max_step. */
-static ct_status max_step(ct_sim *s, double *alpha, ct_diag *diag)
+/* The largest safe fraction alpha <= 1 of the step pq (q-space) from (q, x): the model's max_step
+ * along px = J pq (written). */
+static ct_status max_step_along(ct_sim *s, const double *pq, double *px, double *alpha, ct_diag *diag)
 {
     *alpha = 1.0;
-    ct_dofs_map_lin(&s->dofs, s->p, s->px);
-    ct_status st = ct_model_max_step(s->model, &s->ctx, s->x, s->px, alpha);
+    ct_dofs_map_lin(&s->dofs, pq, px);
+    ct_status st = ct_model_max_step(s->model, &s->ctx, s->x, px, alpha);
     if (st != CT_OK)
         return ct_diag_add(diag, st, "step %d: model %s: max_step failed", s->step, ct_model_name(s->model));
     *alpha = fmin(*alpha, 1.0);
+    return CT_OK;
+}
+
+/* The same for the Newton step s->p; s->px holds it in x-space afterwards. */
+static ct_status max_step(ct_sim *s, double *alpha, ct_diag *diag) { return max_step_along(s, s->p, s->px, alpha, diag); }
+
+/* The model's second-order correction of the line-search trial (q_trial, x_trial) = (q, x) +
+ * alpha p (ct_model_correct_trial; why: core/contact/collisions_correct.c). The model moves the
+ * trial in x-space by dx; the free q-dofs move by J^T dx (exact for ordinary bodies, J = I; for
+ * embedded ones an approximation, which the energy test judges), the prescribed ones stay. The
+ * corrected point replaces the trial, with its energy in *E1, *mag1, and *used = 1, if the
+ * straight path from q to it is safe as a whole (max_step = 1) and its incremental potential is
+ * below the trial's. */
+static ct_status try_correction(ct_sim *s, double alpha, double *E1, double *mag1, int *used, ct_diag *diag)
+{
+    const size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * s->dim;
+    *used = 0;
+    memcpy(s->x_soc, s->x_trial, nxd * sizeof *s->x_soc);
+    int changed;
+    ct_status st = ct_model_correct_trial(s->model, &s->ctx, s->x, s->px, alpha, s->x_soc, &changed);
+    if (st != CT_OK)
+        return ct_diag_add(diag, st, "step %d: model %s: correct_trial failed", s->step, ct_model_name(s->model));
+    if (!changed) return CT_OK;
+    for (size_t i = 0; i < nxd; ++i) s->x_soc[i] -= s->x_trial[i];
+    memset(s->q_soc, 0, nqd * sizeof *s->q_soc);
+    ct_dofs_pull(&s->dofs, s->x_soc, s->q_soc);
+    for (size_t i = 0; i < nqd; ++i) {
+        s->q_soc[i] = s->q_trial[i] + (s->fixed[i] ? 0.0 : s->q_soc[i]);
+        s->dq_soc[i] = s->q_soc[i] - s->q[i];
+    }
+    double a;
+    if ((st = max_step_along(s, s->dq_soc, s->x_soc, &a, diag)) != CT_OK || a < 1.0) return st;
+    ct_dofs_map(&s->dofs, s->q_soc, s->x_soc);
+    double E2, mag2;
+    if ((st = ct_step_ip_energy(s, s->q_soc, s->x_soc, &E2, &mag2)) != CT_OK) return st;
+    if (!(E2 < *E1)) return CT_OK;
+    memcpy(s->q_trial, s->q_soc, nqd * sizeof *s->q_trial);
+    memcpy(s->x_trial, s->x_soc, nxd * sizeof *s->x_trial);
+    *E1 = E2;
+    *mag1 = mag2;
+    *used = 1;
     return CT_OK;
 }
 
@@ -94,9 +136,11 @@ static ct_status max_step(ct_sim *s, double *alpha, ct_diag *diag)
  * residual instead (a gradient-norm line search): when the step test already holds (force_merit:
  * only the force test keeps Newton going, and the decrease of E, about |p|^2 times the
  * stiffness, is below E's round-off), and when E1 - E0 is within E's round-off level, 1e3 eps
- * times the sum of the magnitudes of E's parts (ct_step_ip_energy). On success q, x move to the
- * accepted point, *cur holds its energy and *full says whether the whole Newton step was taken
- * (alpha = 1 at the first trial). */
+ * times the sum of the magnitudes of E's parts (ct_step_ip_energy). With
+ * solver.second_order_correction each trial is also tried with the model's correction of the gaps
+ * that the step's curvature closed (try_correction), and the lower of the two is the trial. On
+ * success q, x move to the accepted point, *cur holds its energy and *full says whether the whole
+ * Newton step was taken (alpha = 1 at the first trial). */
 typedef struct {
     double E, mag; /* incremental potential and the magnitude of its parts (ct_step_ip_energy) */
     int known;
@@ -115,12 +159,14 @@ static ct_status filter_line_search(ct_sim *s, int it, double tol, double rnorm,
     S->ccd_alpha_min = fmin(S->ccd_alpha_min, alpha);
     if (!cur->known && (st = ct_step_ip_energy(s, s->q, s->x, &cur->E, &cur->mag)) != CT_OK) return st;
     const double E0 = cur->E, mag0 = cur->mag;
-    int ls_ok = 0;
+    int ls_ok = 0, corrected = 0;
     for (int k = 0; k < s->sc->solver.max_line_search; ++k) {
         for (size_t i = 0; i < nqd; ++i) s->q_trial[i] = s->q[i] + alpha * s->p[i];
         ct_dofs_map(&s->dofs, s->q_trial, s->x_trial);
         double E1, mag1;
         if ((st = ct_step_ip_energy(s, s->q_trial, s->x_trial, &E1, &mag1)) != CT_OK) return st;
+        if (s->sc->solver.second_order_correction && (st = try_correction(s, alpha, &E1, &mag1, &corrected, diag)) != CT_OK)
+            return st;
         if (E1 <= E0) {
             ls_ok = 1;
         } else if (force_merit || E1 - E0 <= 1e3 * DBL_EPSILON * fmax(mag0, mag1)) {
@@ -131,6 +177,7 @@ static ct_status filter_line_search(ct_sim *s, int it, double tol, double rnorm,
             cur->E = E1;
             cur->mag = mag1;
             *full = alpha == 1.0;
+            S->corrections += corrected;
             break;
         }
         alpha *= 0.5;

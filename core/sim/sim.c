@@ -231,7 +231,8 @@ static ct_status build_state(ct_sim *s, ct_diag *diag)
         alloc_d(&s->q_tilde, nqd) || alloc_d(&s->mass_x, (size_t)s->nx) || alloc_d(&s->vol_x, (size_t)s->nx) ||
         alloc_d(&s->f_ext, nxd) || alloc_d(&s->g, nqd) || alloc_d(&s->p, nqd) || alloc_d(&s->pq, nqd) ||
         alloc_d(&s->px, nxd) || alloc_d(&s->gx, nxd) || alloc_d(&s->rhs, nqd) || alloc_d(&s->q_trial, nqd) ||
-        alloc_d(&s->x_trial, nxd) || alloc_d(&s->g_trial, nqd) || alloc_d(&s->r_contact, nqd))
+        alloc_d(&s->x_trial, nxd) || alloc_d(&s->g_trial, nqd) || alloc_d(&s->r_contact, nqd) ||
+        alloc_d(&s->q_soc, nqd) || alloc_d(&s->dq_soc, nqd) || alloc_d(&s->x_soc, nxd))
         return ct_diag_add(diag, CT_ENOMEM, "out of memory for %d vertices", s->nx);
     s->fixed = calloc(nqd + 1, 1);
     s->qv_dirichlet = malloc(((size_t)s->nq + 1) * sizeof *s->qv_dirichlet);
@@ -676,7 +677,7 @@ void ct_sim_destroy(ct_sim *s)
     ct_surface_free(&s->surf);
     double *vecs[] = {s->X, s->Q, s->x, s->x_prev, s->vx, s->q, s->vq, s->q_prev, s->q_tilde, s->mass_x,
                       s->vol_x, s->f_ext, s->g, s->p, s->pq, s->px, s->gx, s->rhs, s->q_trial, s->x_trial, s->g_trial,
-                      s->load_w, s->r_contact};
+                      s->load_w, s->r_contact, s->q_soc, s->dq_soc, s->x_soc};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; ++i) free(vecs[i]);
     free(s->load_off);
     free(s->fixed);

@@ -495,6 +495,24 @@ static ct_status ipc_max_step(void *p, const ct_step_ctx *c, const double *x, co
     return s;
 }
 
+/* Second-order correction of a line-search trial (ct_collision_correct_trial): the terms of the
+ * set at the trial whose gap the step's curvature closed again, opened to their linear
+ * prediction (at most d̂, the barrier's reach; adhesion beyond it needs no gap restored). */
+static ct_status ipc_correct_trial(void *p, const ct_step_ctx *c, const double *x, const double *dx, double alpha,
+                                   double *x_trial, int *changed)
+{
+    ipc_state *st = p;
+    ct_status s = ensure_collisions(st, c, x_trial);
+    if (s != CT_OK) return s;
+    double t0 = now();
+    long n;
+    s = ct_collision_correct_trial(&st->cs, &st->cm, c->obstacles, x, dx, alpha, CT_SOC_RATIO, st->dhat, c->threads,
+                                   x_trial, &n);
+    st->t_pairs += now() - t0;
+    *changed = n > 0;
+    return s;
+}
+
 /* Fixed-point friction: re-lag at the converged x; the change is measured on the friction
  * forces at x (max-norm relative to the largest). */
 static ct_status ipc_update_lagged(void *p, const ct_step_ctx *c, const double *x, double *delta)
@@ -619,8 +637,8 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
 #define IPC_OPS                                                                                              \
     .state_size = sizeof(ipc_state), .init = ipc_init, .destroy = ipc_destroy,          \
     .begin_step = ipc_begin_step, .energy = ipc_energy, .gradient = ipc_gradient, .hessian = ipc_hessian,    \
-    .max_step = ipc_max_step, .update_lagged = ipc_update_lagged, .end_step = ipc_end_step,                   \
-    .forces = ipc_forces
+    .max_step = ipc_max_step, .update_lagged = ipc_update_lagged, .correct_trial = ipc_correct_trial,         \
+    .end_step = ipc_end_step, .forces = ipc_forces
 
 /* the plain model takes the IPC parameters alone */
 static const ct_param_spec ipc_plain_params[] = {CT_IPC_PARAM_SPECS, {NULL}};

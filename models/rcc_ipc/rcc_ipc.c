@@ -529,6 +529,14 @@ static ct_status rcc_max_step(void *p, const ct_step_ctx *c, const double *x, co
     return ct_model_max_step(st->inner, c, x, dx, alpha);
 }
 
+/* the inner IPC model's second-order correction of its barrier gaps (ct_collision_correct_trial) */
+static ct_status rcc_correct_trial(void *p, const ct_step_ctx *c, const double *x, const double *dx, double alpha,
+                                   double *x_trial, int *changed)
+{
+    rcc_state *st = p;
+    return ct_model_correct_trial(st->inner, c, x, dx, alpha, x_trial, changed);
+}
+
 static ct_status rcc_update_lagged(void *p, const ct_step_ctx *c, const double *x, double *delta)
 {
     rcc_state *st = p;
@@ -668,6 +676,7 @@ const ct_model_type ct_model_rcc_ipc = {
     .hessian = rcc_hessian,
     .max_step = rcc_max_step,
     .update_lagged = rcc_update_lagged,
+    .correct_trial = rcc_correct_trial,
     .end_step = rcc_end_step,
     .forces = rcc_forces,
 };

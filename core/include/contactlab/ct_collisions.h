@@ -250,4 +250,17 @@ int ct_collision_part(const ct_collision *c, const ct_contact_mesh *cm, int nbod
 double ct_collision_min_distance(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                  const double *x);
 
+/* Second-order correction of a line-search trial point x1 = x0 + alpha dx (nv*dim each; x1 is
+ * corrected in place), for a model's correct_trial op (ct_model.h): every term of positive weight
+ * within dmax at x0 whose distance at x1 fell below ratio × its linear prediction
+ * d(x0) + alpha ∇d(x0)·dx (the curvature of the distance ate the Newton step's gain) has its
+ * stencil vertices moved along ∇d(x1) so that d rises back to min(prediction, dmax) to first
+ * order; a vertex in several such terms takes the mean of their moves, and vertices marked not
+ * movable in cm stay. *ncorrected: the number of corrected terms (0: x1 unchanged). Why and
+ * how: core/contact/collisions_correct.c. CT_ENOMEM if the work memory cannot be allocated. */
+#define CT_SOC_RATIO 0.5 /* the models' ratio: correct a term that kept less than half its predicted gap */
+ct_status ct_collision_correct_trial(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
+                                     const double *x0, const double *dx, double alpha, double ratio, double dmax,
+                                     int threads, double *x1, long *ncorrected);
+
 #endif

@@ -192,6 +192,15 @@ typedef struct ct_model_type {
     /* called after a converged Newton solve when the model lags state inside a step
      * (fixed-point friction iterations); returns the change measure in *delta */
     ct_status (*update_lagged)(void *st, const ct_step_ctx *c, const double *x, double *delta);
+    /* optional: second-order correction of a line-search trial point. x: the Newton iterate,
+     * dx: the Newton direction (nx*dim, x-space), x_trial = x + alpha dx on entry. The model may
+     * move x_trial (in place) to restore what the curvature of its constraints took from the
+     * linearized step (e.g. a contact distance that a large tangential step closed again,
+     * ct_collision_correct_trial) and sets *changed = 1 if it did. The core keeps the corrected
+     * point only if it is safe (max_step from x towards it is 1) and lowers the incremental
+     * potential below the plain trial's (core/sim/newton.c, solver.second_order_correction). */
+    ct_status (*correct_trial)(void *st, const ct_step_ctx *c, const double *x, const double *dx, double alpha,
+                               double *x_trial, int *changed);
 
     /* constraint family: the linearized step (ct_linear_system above). r: ndof doubles in
      * q-space, zeroed by the core; the model writes the contact impulse J_c^T lambda (N s) into
@@ -211,7 +220,7 @@ typedef struct ct_model_type {
 
 /* The type's family agrees with the ops it sets: an energy model sets no `step` and sets
  * energy, gradient and hessian together or none of them; a constraint model sets `step` and
- * none of energy / gradient / hessian / max_step / update_lagged. CT_EINPUT with a message
+ * none of energy / gradient / hessian / max_step / update_lagged / correct_trial. CT_EINPUT with a message
  * naming the op otherwise. */
 ct_status ct_model_type_check(const ct_model_type *t, ct_diag *diag);
 
@@ -219,7 +228,7 @@ ct_status ct_model_type_check(const ct_model_type *t, ct_diag *diag);
 
 /* Wall time (s) spent in the instance's ops since create, by kind. */
 typedef struct ct_model_timing {
-    double contact; /* init, begin_step, energy, gradient, hessian, update_lagged */
+    double contact; /* init, begin_step, energy, gradient, hessian, update_lagged, correct_trial */
     double ccd;     /* max_step */
     double step;    /* the constraint family's step op */
 } ct_model_timing;
@@ -239,7 +248,8 @@ ct_status ct_model_create(ct_model **m, const ct_model_type *t, const ct_params 
 void ct_model_destroy(ct_model *m);
 
 /* The ops through one door: NULL ops get their defaults (energy 0, no gradient or Hessian
- * terms, alpha = 1, delta = 0, no stats, zero forces; `step` without the op is CT_ENOTSUP),
+ * terms, alpha = 1, delta = 0, no trial correction, no stats, zero forces; `step` without the op
+ * is CT_ENOTSUP),
  * and the wall time goes into m->time. Failures of the op are returned as they are. */
 ct_status ct_model_begin_step(ct_model *m, const ct_step_ctx *c);
 ct_status ct_model_energy(ct_model *m, const ct_step_ctx *c, const double *x, double *E);
@@ -247,6 +257,8 @@ ct_status ct_model_gradient(ct_model *m, const ct_step_ctx *c, const double *x, 
 ct_status ct_model_hessian(ct_model *m, const ct_step_ctx *c, const double *x, ct_triplets *H);
 ct_status ct_model_max_step(ct_model *m, const ct_step_ctx *c, const double *x, const double *dx, double *alpha);
 ct_status ct_model_update_lagged(ct_model *m, const ct_step_ctx *c, const double *x, double *delta);
+ct_status ct_model_correct_trial(ct_model *m, const ct_step_ctx *c, const double *x, const double *dx, double alpha,
+                                 double *x_trial, int *changed);
 ct_status ct_model_step(ct_model *m, const ct_step_ctx *c, const ct_linear_system *sys, double *r);
 ct_status ct_model_end_step(ct_model *m, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats);
 ct_status ct_model_forces(ct_model *m, const ct_step_ctx *c, const double *x, ct_force_report *out);

@@ -143,6 +143,9 @@ typedef struct ct_solver_spec {
                                 positive definite (default on; core/sim/newton.c) */
     int predictor;           /* Newton starts from x^n + h v^n when collision free and lower in E
                                 (default on; core/sim/newton.c) */
+    int second_order_correction; /* the line search also tries each trial with the model's
+                                second-order correction (correct_trial) and keeps the lower E
+                                (default on; core/sim/newton.c) */
     int max_line_search;     /* backtracking halvings before giving up */
     int verify;              /* run the exact intersection verifier after every step (default on) */
 } ct_solver_spec;

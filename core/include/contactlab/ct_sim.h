@@ -29,6 +29,8 @@ typedef struct ct_step_stats {
     int friction_iters;         /* outer lagged-state passes */
     int exact_iters;            /* Newton iterations on the exact (unprojected) Hessian */
     int exact_fallbacks;        /* exact Hessians found indefinite (then projected) */
+    int corrections;            /* Newton iterations whose accepted line-search point was the
+                                   model's second-order correction of the trial */
     double residual;            /* last |p|_inf / h (static: |p|_inf) */
     double force_residual;      /* last force imbalance |r|_1 / F (newton.c: the force test) */
     double force_scale;         /* F (N) at the last Newton iterate: sum over vertices of |f_ext| +
@@ -103,6 +105,7 @@ typedef struct ct_sim {
     struct ct_assembly *as;     /* the Newton matrix on the free dofs (private: sim/assemble.h) */
     ct_linsolve *ls;
     double *g, *p, *pq, *px, *gx, *rhs, *q_trial, *x_trial, *g_trial; /* work vectors */
+    double *q_soc, *dq_soc, *x_soc; /* the line search's second-order correction (newton.c) */
     /* Set by every gradient evaluation (ct_step_ip_gradient) for the force test of newton.c:
      * the force scale F (N). */
     double force_scale;
