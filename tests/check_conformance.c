@@ -25,7 +25,9 @@
  *                  block only adds curvature, H_model − H_true = Σ_k (P(H_k) − H_k) ⪰ 0, checked
  *                  against the finite-difference Hessian of the gradient. Exactness is tested
  *                  where every term is convex: only vertex–half-space contacts (distance linear in
- *                  x, b convex) plus friction with λ > 0, where H_model must equal H_fd (1e-6);
+ *                  x, b convex) plus friction with λ > 0, where the Hessian of the exact mode
+ *                  (ct_step_ctx.exact_hessian = 1) must equal H_fd (1e-6) and that of the safe
+ *                  mode (0, the default above; friction's majorizer) may only add curvature;
  *                  for lines flagged nonconvex (adhesion: a'' < 0 on (d̂_p, d̂_a), f_t' < 0
  *                  beyond ε_a h) H_model − H_fd ⪰ 0 there too.
  *                  Vertices farther than 2·reach from every partner must get exactly zero rows.
@@ -766,11 +768,18 @@ START_TEST(test_derivatives)
         translate_body(&c, x, BOTTOM, down);
         slipped_prev(&c, x, xp);
         lag_at(&c, xp);
-        fd_result r2;
+        /* the exact mode's Hessian (ct_step_ctx.exact_hessian) must be the true one; the safe
+         * mode's (the default) may add curvature (friction's majorizer along the slip) */
+        fd_result r2, r3;
+        c.sim->ctx.exact_hessian = 1;
         fd_check_at(&c, x, &r2);
+        c.sim->ctx.exact_hessian = 0;
+        fd_check_at(&c, x, &r3);
         printf("derivatives %s, body–ground only (convex terms, E = %.6g J, %zu dofs near): gradient FD rel. err "
-               "%.3e; |H - H_fd|/|H_fd| = %.3e, min eig / max %.2e\n",
-               c.label, r2.E, r2.na, r2.gerr, r2.herr, r2.lmin);
+               "%.3e; exact mode |H - H_fd|/|H_fd| = %.3e, min eig / max %.2e; safe mode |H - H_fd|/|H_fd| = "
+               "%.3e, min eig(H - H_fd) / max %.2e\n",
+               c.label, r2.E, r2.na, r2.gerr, r2.herr, r2.lmin, r3.herr, r3.dmin);
+        ck_assert_double_ge(r3.dmin, -1e-6);
         ck_assert(isfinite(r2.E) && r2.E != 0.0);
         ck_assert_double_lt(r2.gerr, 1e-6);
         ck_assert_double_gt(r2.hnorm, 0.0);
@@ -778,7 +787,7 @@ START_TEST(test_derivatives)
             ck_assert_double_ge(r2.dmin, -1e-6);
         else
             ck_assert_double_lt(r2.herr, 1e-6);
-        ck_assert_double_ge(r2.lmin, -1e-10);
+        ck_assert_double_ge(r3.lmin, -1e-10); /* the safe mode is PSD; the exact one of a nonconvex line need not be */
     }
     printf("derivatives %s: %.2f s\n", c.label, now() - t0);
     free(x);

@@ -5,7 +5,8 @@
  * - pressure: two plates face to face at a uniform gap d < d̂ carry the force A·κ(−b'(d)) for
  *   meshes 4×4, 8×8, 16×16 and 7×7 against 12×12 (issue 3 acceptance: within 3 %; with the
  *   face-aware weights within 1 %);
- * - friction: a block sliding on a half-space feels μ·(normal force) opposite to its slip;
+ * - friction: a block sliding on a half-space feels μ·(normal force) opposite to its slip; the
+ *   majorizer Hessian bounds the friction potential from above (issue 15);
  * - the per-term PSD projection (inline eigensolver, translation-reduced) equals LAPACK's, and
  *   upper-triangle triplet lists (ct_triplets.upper) are the row <= col part of the full ones;
  * - reusing proximity candidates (bp_margin) leaves the trajectory bitwise unchanged;
@@ -447,6 +448,80 @@ START_TEST(test_friction_sliding_block)
     ck_assert(fabs(Ff[1]) < 1e-12 * fabs(Ff[0]));
     ct_force_report_free(&fr);
     free_sim(sim, &sc);
+}
+END_TEST
+
+/* ---- friction: the majorizer Hessian ---- */
+
+/* One point-point friction pair (slip u = T^T (x_0 - x_1 - (x_0^n - x_1^n)), mu lambda = 1) in 2D
+ * and 3D, at slips in the stick branch (|u| < eps) and on the sliding branch: for every change of
+ * the positions, the friction potential stays below its quadratic model with the majorizer
+ * Hessian (the half-quadratic bound of ct_friction_hessian_majorizer; derived, no tolerance but
+ * round-off), the majorizer is the exact Hessian plus a PSD part, and the exact Hessian's model
+ * does underestimate a slip reversal on the sliding branch (why the majorizer is there). */
+START_TEST(test_friction_majorizer)
+{
+    const double eps = 1e-5;
+    int n_checked = 0, n_exact_under = 0;
+    for (int dim = 2; dim <= 3; ++dim) {
+        const int n = 2 * dim;
+        ct_friction_set fs;
+        ct_friction_set_init(&fs);
+        ct_friction_pair pr;
+        memset(&pr, 0, sizeof pr);
+        pr.c.kind = CT_COL_PP;
+        pr.c.v[0] = 0, pr.c.v[1] = 1, pr.c.side = 1, pr.c.w = 1.0;
+        pr.lambda = 2.0, pr.mu = 0.5;
+        pr.coef[0] = 1.0, pr.coef[1] = -1.0;
+        for (int j = 0; j < dim - 1; ++j) pr.T[j + dim * j] = 1.0; /* T = the first dim-1 axes */
+        fs.p = &pr, fs.n = 1, fs.cap = 1;
+        const double xp[6] = {0, 0, 0, 0, 0, 0};
+        unsigned seed = 7;
+        for (int trial = 0; trial < 400; ++trial) {
+            double x[6] = {0, 0, 0, 0, 0, 0}, D[6];
+            const double y = eps * (trial % 2 ? 0.3 : 40.0); /* stick branch, sliding branch */
+            const double ang = 0.1 * trial;
+            x[0] = y * cos(ang);
+            if (dim == 3) x[1] = y * sin(ang);
+            for (int k = 0; k < n; ++k) {
+                seed = seed * 1103515245u + 12345u;
+                D[k] = 3.0 * y * ((double)(seed >> 8 & 0xffff) / 65535.0 - 0.5);
+            }
+            if (trial % 5 == 0) /* a slip reversal: u -> -u */
+                for (int k = 0; k < n; ++k) D[k] = k == 0 ? -2.0 * x[0] : k == 1 && dim == 3 ? -2.0 * x[1] : 0.0;
+            double g[6] = {0, 0, 0, 0, 0, 0}, Hx[36], Hm[36], x1[6];
+            ck_assert_int_eq(ct_friction_gradient(&fs, dim, x, xp, eps, 1, g), CT_OK);
+            ct_triplets T;
+            ct_triplets_init(&T);
+            ck_assert_int_eq(ct_friction_hessian(&fs, dim, x, xp, eps, 1, &T), CT_OK);
+            ct_test_stencil_block(&T, pr.c.v, 2, dim, Hx);
+            ct_triplets_clear(&T);
+            ck_assert_int_eq(ct_friction_hessian_majorizer(&fs, dim, x, xp, eps, 1, &T), CT_OK);
+            ct_test_stencil_block(&T, pr.c.v, 2, dim, Hm);
+            ct_triplets_free(&T);
+            for (int k = 0; k < n; ++k) x1[k] = x[k] + D[k];
+            const double E0 = ct_friction_energy(&fs, dim, x, xp, eps, 1), E1 = ct_friction_energy(&fs, dim, x1, xp, eps, 1);
+            double lin = 0.0, qm = 0.0, qx = 0.0;
+            for (int a = 0; a < n; ++a) {
+                lin += g[a] * D[a];
+                for (int b = 0; b < n; ++b) qm += D[a] * Hm[a + n * b] * D[b], qx += D[a] * Hx[a + n * b] * D[b];
+            }
+            const double model_m = E0 + lin + 0.5 * qm, model_x = E0 + lin + 0.5 * qx;
+            ck_assert_msg(E1 <= model_m + 1e-12 * fabs(E0), "dim %d trial %d: E %.15g above the majorizer model %.15g",
+                          dim, trial, E1, model_m);
+            n_exact_under += y > eps && trial % 5 == 0 && E1 > model_x + 1e-3 * E0;
+            /* Hm - Hx is PSD */
+            double Dm[36];
+            for (int k = 0; k < n * n; ++k) Dm[k] = Hm[k] - Hx[k];
+            double ev[6];
+            ck_assert_int_eq(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', n, Dm, n, ev), 0);
+            ck_assert_msg(ev[0] >= -1e-12 * (1.0 / eps), "Hm - Hx has eigenvalue %g", ev[0]);
+            ++n_checked;
+        }
+    }
+    printf("friction majorizer: %d (slip, change) pairs below the majorizer model, Hm - H PSD; the exact model "
+           "underestimates %d of the 80 sliding reversals\n", n_checked, n_exact_under);
+    ck_assert_int_eq(n_exact_under, 80);
 }
 END_TEST
 
@@ -1325,6 +1400,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_friction_mollifier);
     tcase_add_test(tc, test_pressure_plates);
     tcase_add_test(tc, test_friction_sliding_block);
+    tcase_add_test(tc, test_friction_majorizer);
     tcase_add_test(tc, test_term_projection);
     tcase_add_test(tc, test_candidate_reuse);
     tcase_add_test(tc, test_term_projection_symmetric);

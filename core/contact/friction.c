@@ -229,13 +229,15 @@ static double friction_f1_prime(double y, double eps) { return y >= eps ? 0.0 : 
  * the eigenvalue μλ f1' + μ_aλ_a f_t' along u and μλ f1/y + μ_aλ_a f_t/y across it (at y = 0 both
  * are μλ 2/ε + μ_aλ_a 2/ε_a); P keeps the positive parts. */
 static void joint_block(const ct_friction_pair *p, int dim, const double *u, double y, double eps, double eps_a,
-                        double *K)
+                        int majorize, double *K)
 {
     const double s = p->mu * p->lambda, sa = p->mu_a * p->lambda_a;
     const int m = dim - 1;
     double e[2], V[4]; /* eigenvalues and unit eigenvectors (columns) in tangent coordinates */
-    const double e_par = y > 0.0 ? s * friction_f1_prime(y, eps) + sa * ct_adhesion_ft_prime(y, eps_a)
-                                 : s * 2.0 / eps + sa * 2.0 / eps_a;
+    double e_par = y > 0.0 ? s * friction_f1_prime(y, eps) + sa * ct_adhesion_ft_prime(y, eps_a)
+                           : s * 2.0 / eps + sa * 2.0 / eps_a;
+    if (majorize) /* the across-slip curvature along the slip too (ct_friction_hessian_majorizer) */
+        e_par = fmax(e_par, s * ct_friction_f1_over_y(y, eps) + sa * ct_adhesion_ft_over_y(y, eps_a));
     if (m == 1) {
         e[0] = fmax(0.0, e_par);
         V[0] = 1.0;
@@ -261,8 +263,8 @@ static void joint_block(const ct_friction_pair *p, int dim, const double *u, dou
         }
 }
 
-ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
-                              double eps, int threads, ct_triplets *H)
+static ct_status friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
+                                  double eps, int threads, int majorize, ct_triplets *H)
 {
     /* Pair i with λ > 0 owns the (nv·dim)² triplets at off[i] (only those with row <= col when
      * H->upper; the order of appending the blocks one by one), so the blocks are computed in
@@ -301,14 +303,15 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
         double y = unorm(u, dim - 1);
         double K[9];
         if (has_adhesion(p)) {
-            joint_block(p, dim, u, y, eps, fs->eps_a, K);
+            joint_block(p, dim, u, y, eps, fs->eps_a, majorize, K);
         } else {
-            /* M in tangent coordinates: (f1/y) I + ((f1' y − f1)/y³) u uᵀ */
+            /* M in tangent coordinates: (f1/y) I + ((f1' y − f1)/y³) u uᵀ; the majorizer drops the
+             * second part (c2 ≤ 0) */
             double M[4] = {0, 0, 0, 0};
             int m = dim - 1;
             double f1y = ct_friction_f1_over_y(y, eps);
             double c2 = y >= eps ? -1.0 / (y * y * y) : -1.0 / (eps * eps * (y > 0 ? y : 1.0));
-            if (y < eps && y == 0.0) c2 = 0.0;
+            if ((y < eps && y == 0.0) || majorize) c2 = 0.0;
             for (int a = 0; a < m; ++a)
                 for (int b = 0; b < m; ++b) M[a + m * b] = (a == b ? f1y : 0.0) + c2 * u[a] * u[b];
             /* K = μλ T M Tᵀ (dim × dim) */
@@ -342,4 +345,16 @@ ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *
     H->n = off[fs->n];
     free(off);
     return CT_OK;
+}
+
+ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev, double eps,
+                              int threads, ct_triplets *H)
+{
+    return friction_hessian(fs, dim, x, x_prev, eps, threads, 0, H);
+}
+
+ct_status ct_friction_hessian_majorizer(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
+                                        double eps, int threads, ct_triplets *H)
+{
+    return friction_hessian(fs, dim, x, x_prev, eps, threads, 1, H);
 }

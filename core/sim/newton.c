@@ -203,9 +203,11 @@ static ct_status filter_line_search(ct_sim *s, int it, double tol, double rnorm,
  * taken on that linearization, tends to drive the sliding bodies into their barriers, which
  * costs about log2 of the force overshoot in iterations to undo; from q~ the slip is about
  * h v_T already (tests/README.md, issue 15). A predictor that the CCD would shorten is not
- * taken: its shortened step ends close to a contact, which is worse than q^n. */
-static ct_status predictor_start(ct_sim *s, ip_value *cur, ct_diag *diag)
+ * taken: its shortened step ends close to a contact, which is worse than q^n. A predictor taken
+ * (*taken = 1) counts as a whole step for the choice of the matrix (newton_solve). */
+static ct_status predictor_start(ct_sim *s, ip_value *cur, int *taken, ct_diag *diag)
 {
+    *taken = 0;
     const ct_assembly *as = s->as;
     const size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * s->dim;
     memset(s->p, 0, nqd * sizeof *s->p);
@@ -225,25 +227,30 @@ static ct_status predictor_start(ct_sim *s, ip_value *cur, ct_diag *diag)
         cur->E = E1, cur->mag = mag1;
         memcpy(s->q, s->q_trial, nqd * sizeof *s->q);
         memcpy(s->x, s->x_trial, nxd * sizeof *s->x);
+        *taken = 1;
     }
     return CT_OK;
 }
 
 /* Newton iterations at fixed lagged state until the stopping test holds. The matrix is the
- * projected Hessian (every element and contact term's Hessian made PSD on its own, so any
- * direction is a descent direction) until an iteration takes the whole Newton step; from then on
- * (solver.exact_hessian) the exact Hessian while it is positive definite and full steps are
- * taken. Near the solution the projection is what keeps Newton from converging quadratically:
- * it zeroes the Hessians of the negative-weight terms of the convergent collision set and the
- * curvature of point-triangle and edge-edge distances (tests/README.md, issue 15). */
-static ct_status newton_solve(ct_sim *s, double tol, ct_diag *diag)
+ * safe model (every element and contact term's Hessian made PSD on its own, so any direction is
+ * a descent direction, and friction's majorizer, which never underestimates the friction
+ * potential) until an iteration takes the whole Newton step (full0: the start, the predictor,
+ * was such a step); from then on (solver.exact_hessian) the exact Hessian while it is positive
+ * definite and full steps are taken. Near the solution the projection is what keeps Newton
+ * from converging quadratically: it zeroes the Hessians of the negative-weight terms of the
+ * convergent collision set and the curvature of point-triangle and edge-edge distances, and
+ * the majorizer stiffens sliding contacts along their slip (tests/README.md, issue 15). Far
+ * from it the exact model's linear friction along a sliding slip sends the step across u = 0
+ * into the stick branch, and the line search halves it four times, iteration after iteration. */
+static ct_status newton_solve(ct_sim *s, double tol, int full0, ct_diag *diag)
 {
     const ct_solver_spec *so = &s->sc->solver;
     /* The incremental potential at the current q, once known: the accepted trial's value is the
      * next iteration's E0 (the same q, so the same number; the lagged quantities change only
      * between outer iterations), which spares one energy evaluation per Newton iteration. */
     ip_value cur = {0.0, 0.0, 0};
-    int full = 0; /* the last iteration took the whole Newton step */
+    int full = full0; /* the last iteration took the whole Newton step */
     for (int it = 0; it < so->max_newton_iters; ++it) {
         ct_status st = ct_step_assemble_factor(s, it, so->exact_hessian && full, diag);
         if (st != CT_OK) return st;
@@ -269,14 +276,15 @@ ct_status ct_step_solve_newton(ct_sim *s, ct_diag *diag)
     const double tol = so->newton_tol * s->bbox_diag;
     int outer_max = so->friction_iters < 0 ? 100 : so->friction_iters;
     if (!ct_model_has_lagged(s->model)) outer_max = 1;
+    int taken = 0;
     if (so->predictor && !ct_step_is_static(s)) {
         ip_value start = {0.0, 0.0, 0};
-        ct_status st = predictor_start(s, &start, diag);
+        ct_status st = predictor_start(s, &start, &taken, diag);
         if (st != CT_OK) return st;
     }
     for (int outer = 0; outer < outer_max; ++outer) {
         s->last.friction_iters = outer + 1;
-        ct_status st = newton_solve(s, tol, diag);
+        ct_status st = newton_solve(s, tol, outer == 0 && taken, diag);
         if (st != CT_OK) return st;
         if (outer_max > 1) {
             double delta = 0.0;

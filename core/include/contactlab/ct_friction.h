@@ -90,6 +90,18 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
                                double eps, int threads, double *g);
 ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
                               double eps, int threads, ct_triplets *H);
+/* The isotropic majorizer of the same blocks: M = (f1/y) I, the curvature across the slip used
+ * along it too (where the exact M has f1' ≤ f1/y, 0 on the sliding branch). Since f0(√t) is
+ * concave in t (f1/y does not increase), for every change Δu of the slip
+ *     f0(|u + Δu|) ≤ f0(y) + f1(y) û·Δu + (f1(y)/y) |Δu|²/2
+ * (the half-quadratic bound of iteratively reweighted least squares; equality at Δu = 0): a
+ * Newton model built on it never underestimates the friction potential, so its step does not
+ * overshoot a slip reversal or the stick branch, where the exact model, linear along a sliding
+ * slip, sends the step far past u = 0. With tangential adhesion the along-slip eigenvalue is
+ * raised to the across-slip one before the projection. For the Newton iterations that cannot
+ * take the whole exact step (ct_step_ctx.exact_hessian = 0, core/sim/newton.c). */
+ct_status ct_friction_hessian_majorizer(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
+                                        double eps, int threads, ct_triplets *H);
 
 /* Which parts of a pair's potential ct_friction_term_grad differentiates. */
 enum { CT_TANGENT_FRICTION = 1u, CT_TANGENT_ADHESION = 2u, CT_TANGENT_ALL = 3u };

@@ -116,7 +116,10 @@ typedef struct ct_step_ctx {
                                    exact Hessian of the contact terms, without the per-term PSD
                                    projection (the core checks that the assembled matrix is
                                    positive definite and otherwise asks again with 0); a model
-                                   without an exact Hessian may ignore it */
+                                   without an exact Hessian may ignore it. 0 asks for the safe
+                                   model: PSD, and where a term's exact curvature underestimates
+                                   it far from the solution, a majorizing one (IPC friction along
+                                   the slip, ct_friction_hessian_majorizer) */
 } ct_step_ctx;
 
 /* Per-category forces between participants: force[(a*np + b)*CT_FORCE_NCAT + cat][0..2]
