@@ -13,7 +13,8 @@
  * - the face-aware contact quadrature (issue 15): vertex and edge weights for a contact direction,
  *   the total weight of a flat face in full contact (its area, to round-off) in both constructions,
  *   2D and 3D, the static equilibrium of a plate on a half-space (force = p(gap) × true area), and
- *   the continuity of the energy when stencils change inside a step;
+ *   the continuity of the energy when stencils change inside a step; a plate pressed by an "area"
+ *   load (a uniform traction) compresses homogeneously;
  * - the second-order correction of a line-search trial (issue 15): two crossing edges whose gap a
  *   tangential step closes again are opened to the linear prediction, only where they should be.
  */
@@ -1302,6 +1303,67 @@ START_TEST(test_face_weights_continuity)
 END_TEST
 
 
+/* A frictionless plate pressed onto a half-space by a load on its top face with "weight": "area"
+ * (a uniform traction) deforms homogeneously: uniaxial stress is an exact equilibrium of any
+ * hyperelastic material, the consistent nodal forces of a uniform traction on linear triangles
+ * (segments) are a third (a half) of each face's force at its vertices, and the face-aware contact
+ * quadrature answers a uniform gap with a uniform pressure. So every top vertex and every bottom
+ * vertex end at one height (derived: spread 0, up to round-off and Newton's tolerance), and the
+ * contact carries the load. Before issue 15's load fix the rim vertices also counted their share
+ * of the side faces (1 + 2t/L of their due): top spread 1.3 × the compression. Implicit Euler
+ * with h = 1 s reaches the static state in a few steps (a homogeneous motion stays homogeneous). */
+START_TEST(test_area_load_traction)
+{
+    for (int dim = 2; dim <= 3; ++dim) {
+        const double t = 0.02, F = 100.0, dhat = 1e-3;
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"dim\": %d, \"time\": {\"dt\": 1, \"duration\": 4}, \"gravity\": [0, 0%s],"
+                 " \"solver\": {\"newton_tol\": 1e-10},"
+                 " \"contact\": {\"model\": \"ipc\", \"dhat\": %g, \"kappa\": 1e4, \"mu\": 0},"
+                 " \"bodies\": [{\"name\": \"plate\", \"mesh\": {\"generator\": \"%s\", \"size\": [0.1, %g%s],"
+                 "   \"cells\": [4, 2%s], \"origin\": [0, %g%s]},"
+                 "   \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3, \"density\": 1000},"
+                 "   \"loads\": [{\"select\": {\"side\": \"+y\"}, \"force\": [0, %g%s], \"weight\": \"area\"}]}],"
+                 " \"obstacles\": [{\"name\": \"ground\", \"type\": \"halfspace\", \"point\": [0, 0%s],"
+                 "   \"normal\": [0, 1%s]}]}",
+                 dim, dim == 3 ? ", 0" : "", dhat, dim == 3 ? "box" : "rect", t, dim == 3 ? ", 0.1" : "",
+                 dim == 3 ? ", 4" : "", 0.5 * dhat, dim == 3 ? ", 0" : "", -F, dim == 3 ? ", 0" : "",
+                 dim == 3 ? ", 0" : "", dim == 3 ? ", 0" : "");
+        ct_scene sc;
+        ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
+        for (int k = 0; k < 4; ++k) {
+            ct_diag d;
+            ct_diag_init(&d);
+            ck_assert_int_eq(ct_sim_step(sim, &d), CT_OK);
+            ct_diag_free(&d);
+        }
+        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, mean[2] = {0, 0};
+        int cnt[2] = {0, 0};
+        for (int v = 0; v < sim->ctx.nx; ++v) {
+            const double Y = sim->ctx.x_rest[dim * v + 1], y = sim->x[dim * v + 1];
+            const int side = fabs(Y - (t + 0.5 * dhat)) < 1e-12 ? 1 : fabs(Y - 0.5 * dhat) < 1e-12 ? 0 : -1;
+            if (side < 0) continue;
+            lo[side] = fmin(lo[side], y), hi[side] = fmax(hi[side], y), mean[side] += y, cnt[side]++;
+        }
+        for (int k = 0; k < 2; ++k) mean[k] /= cnt[k];
+        const double compression = t - (mean[1] - mean[0]);
+        ct_force_report fr;
+        ck_assert_int_eq(ct_force_report_init(&fr, 2, 8), CT_OK);
+        ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, sim->x, &fr), CT_OK);
+        const double Fc = ct_force_report_at(&fr, 0, 1, CT_FORCE_BARRIER)[1];
+        ct_force_report_free(&fr);
+        printf("area load on a frictionless plate, %dD: compression %.4e m, height spread top %.1e / bottom %.1e m, "
+               "contact force %.6f N (load %g N)\n", dim, compression, hi[1] - lo[1], hi[0] - lo[0], Fc, F);
+        ck_assert(compression > 0.0);
+        ck_assert_msg(hi[1] - lo[1] < 1e-6 * compression && hi[0] - lo[0] < 1e-6 * compression,
+                      "%dD: the plate is not compressed homogeneously", dim);
+        ck_assert(fabs(Fc / F - 1.0) < 1e-3);
+        free_sim(sim, &sc);
+    }
+}
+END_TEST
+
 /* ---- second-order correction of a trial point (ct_collision_correct_trial) ---- */
 
 /* Two crossing edges, a along x through the origin and b along y at height d0 (line–line
@@ -1410,6 +1472,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_face_weights_vertex);
     tcase_add_test(tc, test_face_weights_sets);
     tcase_add_test(tc, test_plate_equilibrium);
+    tcase_add_test(tc, test_area_load_traction);
     tcase_add_test(tc, test_face_weights_continuity);
     tcase_add_test(tc, test_correct_trial);
     suite_add_tcase(s, tc);

@@ -341,6 +341,33 @@ static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
     return CT_OK;
 }
 
+/* "area" load weights of the selected vertices (sel: mask over the body's vertices): the area of
+ * the selected surface, each boundary face (2D: segment) whose vertices are all selected giving a
+ * third (2D: a half) of its rest area to each of them, so that a load on a face is a uniform
+ * traction on that face alone (a rim vertex does not also count its share of the side faces).
+ * Returns 0 when no face is fully selected (isolated vertices, a line of them): the caller then
+ * falls back to the vertices' whole surface areas (vert_area). */
+static int selected_face_areas(const ct_surface *S, const unsigned char *sel, double *w)
+{
+    int found = 0;
+    if (S->dim == 3) {
+        for (int f = 0; f < S->nf; ++f) {
+            const int *t = S->faces + 3 * (size_t)f;
+            if (!sel[t[0]] || !sel[t[1]] || !sel[t[2]]) continue;
+            for (int k = 0; k < 3; ++k) w[t[k]] += S->face_area[f] / 3.0;
+            found = 1;
+        }
+    } else {
+        for (int e = 0; e < S->ned; ++e) {
+            const int *g = S->edges + 2 * (size_t)e;
+            if (!sel[g[0]] || !sel[g[1]]) continue;
+            for (int k = 0; k < 2; ++k) w[g[k]] += 0.5 * S->edge_area[e];
+            found = 1;
+        }
+    }
+    return found;
+}
+
 static ct_status build_loads(ct_sim *s, ct_diag *diag)
 {
     const ct_scene *sc = s->sc;
@@ -375,10 +402,21 @@ static ct_status build_loads(ct_sim *s, ct_diag *diag)
                     len = fmax(len, fabs(s->X[(size_t)idx[i] * dim + ld->axis] - ld->center));
                 if (len == 0.0) len = 1.0;
             }
+            int faces = 0; /* "area": the selected faces' areas are in w (selected_face_areas) */
+            if (ld->weight == CT_WEIGHT_AREA && B->surf.vert_area) {
+                unsigned char *mask = calloc((size_t)B->nx + 1, 1);
+                if (!mask) {
+                    free(idx);
+                    return CT_ENOMEM;
+                }
+                for (int i = 0; i < n; ++i) mask[idx[i] - B->x_off] = 1;
+                faces = selected_face_areas(&B->surf, mask, w);
+                free(mask);
+            }
             for (int i = 0; i < n; ++i) {
                 int k = idx[i], kl = k - B->x_off;
                 double wi = ld->weight == CT_WEIGHT_COUNT ? 1.0
-                          : ld->weight == CT_WEIGHT_AREA  ? (B->surf.vert_area ? B->surf.vert_area[kl] : 0.0)
+                          : ld->weight == CT_WEIGHT_AREA  ? (faces ? w[kl] : B->surf.vert_area ? B->surf.vert_area[kl] : 0.0)
                                                           : s->vol_x[k];
                 w[kl] = wi;
                 sum += wi;

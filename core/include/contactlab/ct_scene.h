@@ -46,7 +46,10 @@ typedef struct ct_dirichlet {
 /* ---- loads: per-vertex forces ----
  * Amplitude F(t) = force + force_rate * min(t, ramp_until) (N). Per-vertex force
  * f_i = F(t) * w_i / sum_j w_j * s_i, with w_i the vertex weight (lumped volume, surface
- * area or 1) and s_i = 1 (uniform) or (X_i[axis] - center) / length (linear). */
+ * area or 1) and s_i = 1 (uniform) or (X_i[axis] - center) / length (linear). The surface area
+ * of "area" is that of the selected faces (a boundary face counts when all its vertices are
+ * selected, a third of it to each; 2D segments, a half): a uniform traction on the selected face;
+ * a selection without a whole face takes the vertices' whole surface areas. */
 typedef enum { CT_LOAD_UNIFORM, CT_LOAD_LINEAR } ct_load_distribution;
 typedef enum { CT_WEIGHT_VOLUME, CT_WEIGHT_AREA, CT_WEIGHT_COUNT } ct_load_weight;
 
