@@ -117,6 +117,7 @@ static const step_col step_cols[] = {
     {"time", "s", 0, "simulated time at the end of the step"},
     {"newton_iters", "", 1, "Newton iterations (linear solves)"},
     {"line_search_iters", "", 1, "backtracking halvings summed over the step"},
+    {"line_search_doublings", "", 1, "doublings of whole Newton steps where E is flatter than its model"},
     {"friction_iters", "", 1, "outer lagged-state passes"},
     {"exact_iters", "", 1, "Newton iterations on the exact (unprojected) Hessian"},
     {"exact_fallbacks", "", 1, "exact Hessians found indefinite (the projected one used instead)"},
@@ -160,12 +161,12 @@ static ct_status log_row_steps(run_log *L, const ct_sim *s)
 {
     const ct_step_stats *S = &s->last;
     /* in the order of step_cols: the real columns in dv, the integer ones in iv */
-    double dv[NSTEPCOLS] = {s->t, 0, 0, 0, 0, 0, 0, S->ccd_alpha_min, 0, 0, S->min_distance, S->energy,
+    double dv[NSTEPCOLS] = {s->t, 0, 0, 0, 0, 0, 0, 0, S->ccd_alpha_min, 0, 0, S->min_distance, S->energy,
                             S->residual, S->force_residual, S->force_scale, 0, 0, S->wall, S->t_assembly,
                             S->t_projection, S->t_analysis, S->t_factor, S->t_solve, S->t_line_search,
                             S->t_contact, S->t_ccd, S->t_contact_assembly, S->t_broadphase, S->t_model,
                             S->t_verify};
-    long iv[NSTEPCOLS] = {0, S->newton_iters, S->line_search_iters, S->friction_iters, S->exact_iters,
+    long iv[NSTEPCOLS] = {0, S->newton_iters, S->line_search_iters, S->line_search_doublings, S->friction_iters, S->exact_iters,
                           S->exact_fallbacks, S->corrections, 0, S->n_candidates, S->n_active, 0, 0, 0, 0, 0,
                           S->intersections, S->n_analyses};
     for (int i = 0; i < NSTEPCOLS; ++i) {

@@ -26,6 +26,7 @@ struct ct_assembly;
 typedef struct ct_step_stats {
     int newton_iters;
     int line_search_iters;      /* halvings summed over the step */
+    int line_search_doublings;  /* doublings of whole Newton steps along flat directions (newton.c) */
     int friction_iters;         /* outer lagged-state passes */
     int exact_iters;            /* Newton iterations on the exact (unprojected) Hessian */
     int exact_fallbacks;        /* exact Hessians found indefinite (then projected) */
