@@ -42,7 +42,11 @@ def load(name):
     dx = com[:, 0] - com[0, 0]
     ideal = F * T**2 / (2 * m)
     v = np.gradient(dx, t)
-    return dict(name=name, set=scene["contact"]["collision_set"], F=F, m=m, h=h, T=T, t=t, dx=dx,
+    # mean velocity over the last quarter of the run: whether the cube still travels (a stalled
+    # cube rocks against its wall; the velocity of the last frame interval measures the rocking)
+    k4 = int(np.searchsorted(t, 0.75 * T))
+    v_last = (dx[-1] - dx[k4]) / (T - t[k4])
+    return dict(v_last=v_last, name=name, set=scene["contact"]["collision_set"], F=F, m=m, h=h, T=T, t=t, dx=dx,
                 dz=com[:, 2] - com[0, 2], ideal=ideal, ratio=dx[-1] / ideal if F else math.nan,
                 v_end=v[-1], newton_mean=steps["newton_iters"].mean(), newton_max=int(steps["newton_iters"].max()),
                 inter=int(steps["intersections"].max()), dmin=float(np.min(steps["min_distance"])),
@@ -94,8 +98,9 @@ for n in ("conv_F0.3", "conv_F1"):
                                                 f"{abs(r['ratio'] - 1):.4f} <= h/T + |f_x(F=0)|/F = {tol:.4f}")
 if "ipc_F0.3" in runs:
     r = runs["ipc_F0.3"]
-    claims.check(r["ratio"] < 0.5 and abs(r["v_end"]) < 1e-3,
-                 f"ipc_F0.3: ipc2020 grinds to a halt (ratio {r['ratio']:.4f}, v(T) = {r['v_end']:+.1e} m/s)")
+    claims.check(r["ratio"] < 0.5 and abs(r["v_last"]) < 1e-3,
+                 f"ipc_F0.3: ipc2020 grinds to a halt (ratio {r['ratio']:.4f}; mean velocity over the last quarter "
+                 f"{r['v_last']:+.1e} m/s, v(T) = {r['v_end']:+.1e} m/s)")
     if "conv_F0.3" in runs:
         claims.check(r["ratio"] < runs["conv_F0.3"]["ratio"] - 0.1, "F = 0.3 N: ipc2020 travels less than convergent")
 if "ipc_incomm_F0.3" in runs and "conv_incomm_F0.3" in runs:
