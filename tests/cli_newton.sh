@@ -7,8 +7,9 @@
 # static / sliding values (tests/newton_regression.sh does the checks). The other wall impacts
 # and the box-on-box impacts (5-10 s each) are in `make newton-table`. Then: the step's solution
 # does not depend on how Newton gets there (the predictor start and the exact Hessian off give
-# the same sliding box within the tolerance), and a dropped, sliding cube gives the same slide
-# and a balanced normal force at two tolerances.
+# the same sliding box within the tolerance), a dropped, sliding cube gives the same slide
+# and a balanced normal force at two tolerances, and the fold of experiments/rcc_vs_ours where
+# Newton crawled without the second-order correction converges.
 set -u
 cd "$(dirname "$0")/.."
 CL=${CT_BUILD:-build}/contactlab
@@ -90,6 +91,25 @@ if [ $rc -eq 0 ] && "$PY" -c "import sys; sys.exit(not (abs($sa / $sb - 1) < 1e-
     ok "drop and slide: $sa m (default) vs $sb m (1e-6); normal at rest $na / $nb N vs m g = 9.81 N"
 else
     bad "drop and slide: rc=$rc slide $sa / $sb m, normal $na / $nb N, friction $fa / $fb N"
+fi
+# The fold of experiments/rcc_vs_ours (ours, h = 0.001): from its state at t = 0.61 s (written with the
+# second-order correction off, tests/data/scenes/newton/blobs_fold_state.h5), 20 steps. Without the
+# correction step 19 crawls (two crossing surface edges at a gap of ~1e-11 m; 200 iterations, no
+# convergence; tests/README.md, issue 15 item 5); with it every step converges within the bound.
+s=experiments/rcc_vs_ours/blobs_ours.json
+st="{\"file\": \"$PWD/tests/data/scenes/newton/blobs_fold_state.h5\", \"frame\": 0, \"velocity\": \"frame\"}"
+"$CL" run "$s" -o "$tmp/e.h5" --quiet --threads 1 --set time.dt=0.001 --set time.duration=0.02 \
+    --set "initial_state=$st" </dev/null
+rc=$?
+out=$("$PY" -c "
+import h5py
+s = h5py.File('$tmp/e.h5', 'r')['steps']
+print(len(s['newton_iters']), s['newton_iters'][:].max(), s['corrections'][:].sum())" 2>/dev/null)
+read -r ns worst ncorr <<< "$out"
+if [ $rc -eq 0 ] && [ "${ns:-0}" = 20 ] && [ "${worst:-999}" -le 60 ]; then
+    ok "fold of two crossing edges (rcc_vs_ours at t = 0.61 s): 20 steps converge, worst $worst iterations, $ncorr second-order corrections kept"
+else
+    bad "fold of two crossing edges: rc=$rc steps=$ns worst=$worst"
 fi
 echo "cli_newton: $pass passed, $fail failed"
 [ $fail -eq 0 ]
