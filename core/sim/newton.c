@@ -129,18 +129,6 @@ static ct_status try_correction(ct_sim *s, double alpha, double *E1, double *mag
     return CT_OK;
 }
 
-/* The filter line search along s->p from (q, x) with its energy in *cur (computed here unless
- * known) and force residual rnorm: the first trial is alpha = min(1, the model's max_step), never
- * beyond what the model calls safe; then alpha halves until E does not increase, at most
- * solver.max_line_search times. Where E cannot tell, a trial is accepted when it lowers the force
- * residual instead (a gradient-norm line search): when the step test already holds (force_merit:
- * only the force test keeps Newton going, and the decrease of E, about |p|^2 times the
- * stiffness, is below E's round-off), and when E1 - E0 is within E's round-off level, 1e3 eps
- * times the sum of the magnitudes of E's parts (ct_step_ip_energy). With
- * solver.second_order_correction each trial is also tried with the model's correction of the gaps
- * that the step's curvature closed (try_correction), and the lower of the two is the trial. On
- * success q, x move to the accepted point, *cur holds its energy and *full says whether the whole
- * Newton step was taken (alpha = 1 at the first trial). */
 typedef struct {
     double E, mag; /* incremental potential and the magnitude of its parts (ct_step_ip_energy) */
     int known;
@@ -184,6 +172,18 @@ static ct_status extrapolate(ct_sim *s, double E0, double gp, double *E1, double
     return CT_OK;
 }
 
+/* The filter line search along s->p from (q, x) with its energy in *cur (computed here unless
+ * known) and force residual rnorm: the first trial is alpha = min(1, the model's max_step), never
+ * beyond what the model calls safe; then alpha halves until E does not increase, at most
+ * solver.max_line_search times. Where E cannot tell, a trial is accepted when it lowers the force
+ * residual instead (a gradient-norm line search): when the step test already holds (force_merit:
+ * only the force test keeps Newton going, and the decrease of E, about |p|^2 times the
+ * stiffness, is below E's round-off), and when E1 - E0 is within E's round-off level, 1e3 eps
+ * times the sum of the magnitudes of E's parts (ct_step_ip_energy). With
+ * solver.second_order_correction each trial is also tried with the model's correction of the gaps
+ * that the step's curvature closed (try_correction), and the lower of the two is the trial. On
+ * success q, x move to the accepted point, *cur holds its energy and *full says whether the whole
+ * Newton step was taken (alpha = 1 at the first trial). */
 static ct_status filter_line_search(ct_sim *s, int it, double tol, double rnorm, int force_merit, ip_value *cur,
                                     int *full, ct_diag *diag)
 {
