@@ -526,6 +526,73 @@ START_TEST(test_friction_majorizer)
 }
 END_TEST
 
+/* The exact friction Hessian (ct_friction_hessian_exact) against central differences of the
+ * friction gradient, for pairs the PSD Hessian leaves out or projects: a negative λ (the
+ * convergent set's corrections) and tangential adhesion on its falling branch (|u| > ε_a), as
+ * well as a plain pair, in 2D and 3D at stick and sliding slips: H v = (g(x + t v) - g(x - t v)) / 2t
+ * for random directions v, error below 1e-6 relative to |FD| + the blocks' scale. */
+START_TEST(test_friction_exact_hessian)
+{
+    const double eps = 1e-5, eps_a = 2e-5;
+    double worst = 0.0;
+    int n_checked = 0;
+    for (int dim = 2; dim <= 3; ++dim) {
+        const int n = 2 * dim;
+        ct_friction_pair pr[3];
+        memset(pr, 0, sizeof pr);
+        for (int k = 0; k < 3; ++k) {
+            pr[k].c.kind = CT_COL_PP;
+            pr[k].c.v[0] = 0, pr[k].c.v[1] = 1, pr[k].c.side = 1, pr[k].c.w = 1.0;
+            pr[k].coef[0] = 1.0, pr[k].coef[1] = -1.0, pr[k].mu = 0.5;
+            for (int j = 0; j < dim - 1; ++j) pr[k].T[j + dim * j] = 1.0;
+        }
+        pr[0].lambda = 2.0;                                  /* plain */
+        pr[1].lambda = -0.7;                                 /* a correction term: NSD */
+        pr[2].lambda = 1.0, pr[2].lambda_a = 3.0, pr[2].mu_a = 0.8; /* friction + tangential adhesion */
+        ct_friction_set fs = {3, 3, pr, eps_a};
+        const double xp[6] = {0, 0, 0, 0, 0, 0};
+        unsigned seed = 11;
+        for (int trial = 0; trial < 60; ++trial) {
+            const double y = (trial % 3 == 0 ? 0.4 : trial % 3 == 1 ? 1.5 : 30.0) * eps; /* stick, ε–2ε_a, beyond */
+            double x[6] = {0, 0, 0, 0, 0, 0}, v[6];
+            x[0] = y * cos(0.37 * trial);
+            if (dim == 3) x[1] = y * sin(0.37 * trial);
+            for (int k = 0; k < n; ++k) {
+                seed = seed * 1103515245u + 12345u;
+                v[k] = (double)(seed >> 8 & 0xffff) / 65535.0 - 0.5;
+            }
+            ct_triplets T;
+            ct_triplets_init(&T);
+            ck_assert_int_eq(ct_friction_hessian_exact(&fs, dim, x, xp, eps, 1, &T), CT_OK);
+            double H[36], Hv[6] = {0, 0, 0, 0, 0, 0}, fd[6], gp[6], gm[6], xpl[6], xmi[6];
+            ct_test_stencil_block(&T, pr[0].c.v, 2, dim, H);
+            ct_triplets_free(&T);
+            for (int a = 0; a < n; ++a)
+                for (int b = 0; b < n; ++b) Hv[a] += H[a + n * b] * v[b];
+            const double t = 1e-4 * y;
+            for (int k = 0; k < n; ++k) xpl[k] = x[k] + t * v[k], xmi[k] = x[k] - t * v[k], gp[k] = gm[k] = 0.0;
+            ck_assert_int_eq(ct_friction_gradient(&fs, dim, xpl, xp, eps, 1, gp), CT_OK);
+            ck_assert_int_eq(ct_friction_gradient(&fs, dim, xmi, xp, eps, 1, gm), CT_OK);
+            /* relative to |FD| + the blocks' scale sum |mu lambda| / y |v| (on the 2D sliding branch
+             * beyond 2 eps_a the exact Hessian is 0 along the only tangent, and so is FD) */
+            double num = 0.0, den = 0.0, vv = 0.0;
+            for (int k = 0; k < n; ++k) {
+                fd[k] = (gp[k] - gm[k]) / (2.0 * t);
+                num += (Hv[k] - fd[k]) * (Hv[k] - fd[k]);
+                den += fd[k] * fd[k];
+                vv += v[k] * v[k];
+            }
+            const double scale = (2.0 * 0.5 + 0.7 * 0.5 + 1.0 * 0.5 + 3.0 * 0.8) / y * sqrt(vv);
+            worst = fmax(worst, sqrt(num) / (sqrt(den) + scale));
+            ++n_checked;
+        }
+    }
+    printf("friction exact Hessian: %d directions (a negative-lambda pair, tangential adhesion, stick and sliding), "
+           "|H v - FD| / (|FD| + scale) max %.2e\n", n_checked, worst);
+    ck_assert_msg(worst < 1e-6, "exact friction Hessian: |H v - FD| / |FD| = %.3e", worst);
+}
+END_TEST
+
 /* ---- friction scalar functions ---- */
 
 START_TEST(test_friction_mollifier)
@@ -1463,6 +1530,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_pressure_plates);
     tcase_add_test(tc, test_friction_sliding_block);
     tcase_add_test(tc, test_friction_majorizer);
+    tcase_add_test(tc, test_friction_exact_hessian);
     tcase_add_test(tc, test_term_projection);
     tcase_add_test(tc, test_candidate_reuse);
     tcase_add_test(tc, test_term_projection_symmetric);

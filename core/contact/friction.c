@@ -223,29 +223,35 @@ ct_status ct_friction_gradient(const ct_friction_set *fs, int dim, const double 
  * to zero); a block with tangential adhesion can have a positive part for either sign. */
 static int has_block(const ct_friction_pair *p) { return has_adhesion(p) || p->lambda > 0.0; }
 
+/* The three Hessians of friction_hessian: per pair projected to PSD (the exact block of a pair
+ * with λ > 0 and no adhesion), the isotropic majorizer, and the exact one (every pair, nothing
+ * projected). */
+enum { FR_PSD, FR_MAJORIZER, FR_EXACT };
+
 static double friction_f1_prime(double y, double eps) { return y >= eps ? 0.0 : 2.0 / eps - 2.0 * y / (eps * eps); }
 
 /* K = T P(M) Tᵀ for a pair with tangential adhesion: M = ∇²_u of μλ f0(|u|) + μ_aλ_a f_t0(|u|) has
  * the eigenvalue μλ f1' + μ_aλ_a f_t' along u and μλ f1/y + μ_aλ_a f_t/y across it (at y = 0 both
  * are μλ 2/ε + μ_aλ_a 2/ε_a); P keeps the positive parts. */
 static void joint_block(const ct_friction_pair *p, int dim, const double *u, double y, double eps, double eps_a,
-                        int majorize, double *K)
+                        int mode, double *K)
 {
     const double s = p->mu * p->lambda, sa = p->mu_a * p->lambda_a;
     const int m = dim - 1;
     double e[2], V[4]; /* eigenvalues and unit eigenvectors (columns) in tangent coordinates */
     double e_par = y > 0.0 ? s * friction_f1_prime(y, eps) + sa * ct_adhesion_ft_prime(y, eps_a)
                            : s * 2.0 / eps + sa * 2.0 / eps_a;
-    if (majorize) /* the across-slip curvature along the slip too (ct_friction_hessian_majorizer) */
+    if (mode == FR_MAJORIZER) /* the across-slip curvature along the slip too (ct_friction_hessian_majorizer) */
         e_par = fmax(e_par, s * ct_friction_f1_over_y(y, eps) + sa * ct_adhesion_ft_over_y(y, eps_a));
     if (m == 1) {
-        e[0] = fmax(0.0, e_par);
+        e[0] = mode == FR_EXACT ? e_par : fmax(0.0, e_par);
         V[0] = 1.0;
     } else {
         double uh[2] = {1.0, 0.0};
         if (y > 0.0) uh[0] = u[0] / y, uh[1] = u[1] / y;
-        e[0] = fmax(0.0, e_par);
-        e[1] = fmax(0.0, s * ct_friction_f1_over_y(y, eps) + sa * ct_adhesion_ft_over_y(y, eps_a));
+        const double e_across = s * ct_friction_f1_over_y(y, eps) + sa * ct_adhesion_ft_over_y(y, eps_a);
+        e[0] = mode == FR_EXACT ? e_par : fmax(0.0, e_par);
+        e[1] = mode == FR_EXACT ? e_across : fmax(0.0, e_across);
         V[0] = uh[0], V[1] = uh[1], V[2] = -uh[1], V[3] = uh[0];
     }
     double W[6]; /* T V, dim × m */
@@ -264,7 +270,7 @@ static void joint_block(const ct_friction_pair *p, int dim, const double *u, dou
 }
 
 static ct_status friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
-                                  double eps, int threads, int majorize, ct_triplets *H)
+                                  double eps, int threads, int mode, ct_triplets *H)
 {
     /* Pair i with λ > 0 owns the (nv·dim)² triplets at off[i] (only those with row <= col when
      * H->upper; the order of appending the blocks one by one), so the blocks are computed in
@@ -277,7 +283,7 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
         const ct_friction_pair *p = &fs->p[i];
         const int nv = ct_collision_nverts(&p->c);
         size_t cnt = 0;
-        if (has_block(p)) {
+        if (mode == FR_EXACT ? p->lambda != 0.0 || has_adhesion(p) : has_block(p)) {
             if (!H->upper) cnt = (size_t)(nv * dim) * (size_t)(nv * dim);
             else
                 for (int b = 0; b < nv; ++b)
@@ -295,7 +301,7 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
 #pragma omp parallel for schedule(dynamic, 32) num_threads(ct_threads(threads))
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
-        if (!has_block(p)) continue;
+        if (!(mode == FR_EXACT ? p->lambda != 0.0 || has_adhesion(p) : has_block(p))) continue;
         int nv = ct_collision_nverts(&p->c), n = nv * dim;
         double Hl[144];
         double u[2];
@@ -303,7 +309,7 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
         double y = unorm(u, dim - 1);
         double K[9];
         if (has_adhesion(p)) {
-            joint_block(p, dim, u, y, eps, fs->eps_a, majorize, K);
+            joint_block(p, dim, u, y, eps, fs->eps_a, mode, K);
         } else {
             /* M in tangent coordinates: (f1/y) I + ((f1' y − f1)/y³) u uᵀ; the majorizer drops the
              * second part (c2 ≤ 0) */
@@ -311,7 +317,7 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
             int m = dim - 1;
             double f1y = ct_friction_f1_over_y(y, eps);
             double c2 = y >= eps ? -1.0 / (y * y * y) : -1.0 / (eps * eps * (y > 0 ? y : 1.0));
-            if ((y < eps && y == 0.0) || majorize) c2 = 0.0;
+            if ((y < eps && y == 0.0) || mode == FR_MAJORIZER) c2 = 0.0;
             for (int a = 0; a < m; ++a)
                 for (int b = 0; b < m; ++b) M[a + m * b] = (a == b ? f1y : 0.0) + c2 * u[a] * u[b];
             /* K = μλ T M Tᵀ (dim × dim) */
@@ -350,11 +356,17 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
 ct_status ct_friction_hessian(const ct_friction_set *fs, int dim, const double *x, const double *x_prev, double eps,
                               int threads, ct_triplets *H)
 {
-    return friction_hessian(fs, dim, x, x_prev, eps, threads, 0, H);
+    return friction_hessian(fs, dim, x, x_prev, eps, threads, FR_PSD, H);
 }
 
 ct_status ct_friction_hessian_majorizer(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
                                         double eps, int threads, ct_triplets *H)
 {
-    return friction_hessian(fs, dim, x, x_prev, eps, threads, 1, H);
+    return friction_hessian(fs, dim, x, x_prev, eps, threads, FR_MAJORIZER, H);
+}
+
+ct_status ct_friction_hessian_exact(const ct_friction_set *fs, int dim, const double *x, const double *x_prev,
+                                    double eps, int threads, ct_triplets *H)
+{
+    return friction_hessian(fs, dim, x, x_prev, eps, threads, FR_EXACT, H);
 }

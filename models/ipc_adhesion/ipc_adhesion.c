@@ -474,7 +474,7 @@ static ct_status ipc_hessian(void *p, const ct_step_ctx *c, const double *x, ct_
     s = (c->exact_hessian ? ct_collision_hessian_exact : ct_collision_hessian)(&st->cs, &st->cm, c->obstacles, x,
                                                                                normal_density(st), st, c->threads, H);
     if (s == CT_OK && st->fs.n) /* outside the exact mode, the majorizer: no overshoot of a slip reversal */
-        s = (c->exact_hessian ? ct_friction_hessian : ct_friction_hessian_majorizer)(
+        s = (c->exact_hessian ? ct_friction_hessian_exact : ct_friction_hessian_majorizer)(
             &st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads, H);
 
     st->t_pairs += now() - t0;
