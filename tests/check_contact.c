@@ -454,6 +454,21 @@ END_TEST
 
 /* ---- friction: the majorizer Hessian ---- */
 
+/* A point–point friction pair between vertices 0 and 1 (slip u = Tᵀ (x_0 − x_1 − (x_0ⁿ − x_1ⁿ)),
+ * T the first dim − 1 axes) with the given λ and μ, no adhesion. */
+static ct_friction_pair pp_pair(int dim, double lambda, double mu)
+{
+    ct_friction_pair p;
+    memset(&p, 0, sizeof p);
+    p.c.kind = CT_COL_PP;
+    p.c.v[0] = 0, p.c.v[1] = 1, p.c.side = 1, p.c.w = 1.0;
+    p.lambda = lambda, p.mu = mu;
+    p.coef[0] = 1.0, p.coef[1] = -1.0;
+    for (int j = 0; j < dim - 1; ++j) p.T[j + dim * j] = 1.0;
+    return p;
+}
+
+
 /* One point-point friction pair (slip u = T^T (x_0 - x_1 - (x_0^n - x_1^n)), mu lambda = 1) in 2D
  * and 3D, at slips in the stick branch (|u| < eps) and on the sliding branch: for every change of
  * the positions, the friction potential stays below its quadratic model with the majorizer
@@ -468,13 +483,7 @@ START_TEST(test_friction_majorizer)
         const int n = 2 * dim;
         ct_friction_set fs;
         ct_friction_set_init(&fs);
-        ct_friction_pair pr;
-        memset(&pr, 0, sizeof pr);
-        pr.c.kind = CT_COL_PP;
-        pr.c.v[0] = 0, pr.c.v[1] = 1, pr.c.side = 1, pr.c.w = 1.0;
-        pr.lambda = 2.0, pr.mu = 0.5;
-        pr.coef[0] = 1.0, pr.coef[1] = -1.0;
-        for (int j = 0; j < dim - 1; ++j) pr.T[j + dim * j] = 1.0; /* T = the first dim-1 axes */
+        ct_friction_pair pr = pp_pair(dim, 2.0, 0.5);
         fs.p = &pr, fs.n = 1, fs.cap = 1;
         const double xp[6] = {0, 0, 0, 0, 0, 0};
         unsigned seed = 7;
@@ -538,17 +547,10 @@ START_TEST(test_friction_exact_hessian)
     int n_checked = 0;
     for (int dim = 2; dim <= 3; ++dim) {
         const int n = 2 * dim;
-        ct_friction_pair pr[3];
-        memset(pr, 0, sizeof pr);
-        for (int k = 0; k < 3; ++k) {
-            pr[k].c.kind = CT_COL_PP;
-            pr[k].c.v[0] = 0, pr[k].c.v[1] = 1, pr[k].c.side = 1, pr[k].c.w = 1.0;
-            pr[k].coef[0] = 1.0, pr[k].coef[1] = -1.0, pr[k].mu = 0.5;
-            for (int j = 0; j < dim - 1; ++j) pr[k].T[j + dim * j] = 1.0;
-        }
-        pr[0].lambda = 2.0;                                  /* plain */
-        pr[1].lambda = -0.7;                                 /* a correction term: NSD */
-        pr[2].lambda = 1.0, pr[2].lambda_a = 3.0, pr[2].mu_a = 0.8; /* friction + tangential adhesion */
+        ct_friction_pair pr[3] = {pp_pair(dim, 2.0, 0.5),   /* plain */
+                                  pp_pair(dim, -0.7, 0.5),  /* a correction term: NSD */
+                                  pp_pair(dim, 1.0, 0.5)};  /* friction + tangential adhesion: */
+        pr[2].lambda_a = 3.0, pr[2].mu_a = 0.8;
         ct_friction_set fs = {3, 3, pr, eps_a};
         const double xp[6] = {0, 0, 0, 0, 0, 0};
         unsigned seed = 11;
@@ -1464,10 +1466,11 @@ START_TEST(test_correct_trial)
     ck_assert_msg(fabs(d1 - 0.5 * d0) < 0.02 * d0, "set-up: the trial keeps %g of d0 (derived: 1/2)", d1 / d0);
 
     /* one term: back to the linear prediction 2 d0, the bystander untouched */
-    double xc[15];
+    double xc[15], *work = NULL;
+    size_t cap = 0;
     memcpy(xc, x1, sizeof xc);
     long n;
-    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 1, xc, &n), CT_OK);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 1, xc, &work, &cap, &n), CT_OK);
     ck_assert_int_eq(n, 1);
     const double dc = ee_dist(&term, &cm, xc);
     printf("correct_trial: d0 %.3e, trial %.3e, corrected %.6e (prediction %.3e, rel. error %.2e)\n", d0, d1, dc,
@@ -1480,7 +1483,7 @@ START_TEST(test_correct_trial)
     ct_collision_set cs2 = {2, 2, two};
     double xd[15];
     memcpy(xd, x1, sizeof xd);
-    ck_assert_int_eq(ct_collision_correct_trial(&cs2, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 2, xd, &n), CT_OK);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs2, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 2, xd, &work, &cap, &n), CT_OK);
     ck_assert_int_eq(n, 2);
     for (int i = 0; i < 15; ++i) ck_assert(xd[i] == xc[i]);
 
@@ -1489,7 +1492,7 @@ START_TEST(test_correct_trial)
     unsigned char movable[5] = {0, 0, 1, 1, 1};
     cm.movable = movable;
     memcpy(xd, x1, sizeof xd);
-    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 1, xd, &n), CT_OK);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 1, xd, &work, &cap, &n), CT_OK);
     for (int i = 0; i < 6; ++i) ck_assert(xd[i] == x1[i]);
     const double dh = ee_dist(&term, &cm, xd);
     ck_assert_msg(fabs((dh - d1) / (2 * d0 - d1) - 0.5) < 0.01, "held a: gain %.4f of the deficit (derived 1/2)",
@@ -1502,7 +1505,7 @@ START_TEST(test_correct_trial)
     double xl[15];
     for (int i = 0; i < 15; ++i) xl[i] = x0[i] + lift[i];
     memcpy(xd, xl, sizeof xd);
-    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, lift, 1.0, CT_SOC_RATIO, 1e-3, 1, xd, &n), CT_OK);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, lift, 1.0, CT_SOC_RATIO, 1e-3, 1, xd, &work, &cap, &n), CT_OK);
     ck_assert_int_eq(n, 0);
     ck_assert(memcmp(xd, xl, sizeof xd) == 0);
     ct_collision neg = term;
@@ -1513,10 +1516,11 @@ START_TEST(test_correct_trial)
     for (int k = 0; k < 3; ++k) {
         memcpy(xd, x1, sizeof xd);
         ck_assert_int_eq(ct_collision_correct_trial(none[k].cs, &cm, NULL, x0, dx, 1.0, none[k].ratio, none[k].dmax, 1,
-                                                    xd, &n), CT_OK);
+                                                    xd, &work, &cap, &n), CT_OK);
         ck_assert_int_eq(n, 0);
         ck_assert(memcmp(xd, x1, sizeof xd) == 0);
     }
+    free(work);
 }
 END_TEST
 

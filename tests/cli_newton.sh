@@ -38,13 +38,21 @@ for g in "slope*:slope" "impact_wall_v10*:wall" "stack3:stack"; do
     fi
 done
 
+# two runs of one scene side by side: SCENE OUT_A "ARGS_A" OUT_B "ARGS_B" (the ARGS words split;
+# no value has a space); the status is 0 when both succeed
+run_pair() {
+    # shellcheck disable=SC2086
+    "$CL" run "$1" -o "$2" --quiet --threads 1 $3 </dev/null & local pa=$!
+    # shellcheck disable=SC2086
+    "$CL" run "$1" -o "$4" --quiet --threads 1 $5 </dev/null
+    local rc=$?
+    wait $pa || rc=1
+    return $rc
+}
 # the same step solved from x^n on the projected Hessian only: the same sliding box
-s=tests/data/scenes/newton/slope3d_mu0.2.json
-"$CL" run "$s" -o "$tmp/a.h5" --quiet --threads 1 --set solver.newton_tol=1e-7 </dev/null & pa=$!
-"$CL" run "$s" -o "$tmp/b.h5" --quiet --threads 1 --set solver.newton_tol=1e-7 --set solver.predictor=false \
-    --set solver.exact_hessian=false </dev/null
+run_pair tests/data/scenes/newton/slope3d_mu0.2.json "$tmp/a.h5" "--set solver.newton_tol=1e-7" \
+    "$tmp/b.h5" "--set solver.newton_tol=1e-7 --set solver.predictor=false --set solver.exact_hessian=false"
 rc=$?
-wait $pa || rc=1
 out=$("$PY" - "$tmp/a.h5" "$tmp/b.h5" <<'PYEOF'
 import sys
 import h5py
@@ -69,11 +77,8 @@ fi
 # half-space, sliding to rest (mu 0.3): the slide and the resting normal force at the default
 # newton_tol and at 1e-6 (before issue 15: 0.2311 m against 0.2396 m at 1e-4 in a similar scene,
 # and 9.880 N at rest against a weight of 9.810 N)
-s=tests/data/scenes/newton/drop_slide.json
-"$CL" run "$s" -o "$tmp/c.h5" --quiet --threads 1 </dev/null 2>/dev/null & pc=$!
-"$CL" run "$s" -o "$tmp/d.h5" --quiet --threads 1 --set solver.newton_tol=1e-6 </dev/null 2>/dev/null
+run_pair tests/data/scenes/newton/drop_slide.json "$tmp/c.h5" "" "$tmp/d.h5" "--set solver.newton_tol=1e-6"
 rc=$?
-wait $pc || rc=1
 out=$("$PY" - "$tmp/c.h5" "$tmp/d.h5" <<'PYEOF'
 import sys
 import h5py

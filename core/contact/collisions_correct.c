@@ -31,7 +31,9 @@
  * relative displacement between its two sides (|∇d·dx| ≤ Δ: ∇d is the unit normal times the
  * barycentric weights of the closest points), so the gradients are formed only for terms that
  * moved by more than about their gap; the rest costs two distance evaluations per term.
- * Per-term tests run in parallel; the moves are gathered in set order (deterministic).
+ * Per-term tests run in parallel; the moves are gathered in set order (deterministic). The work
+ * memory is the caller's and grows only with the set (a model keeps it across trials: the line
+ * search calls this once per trial).
  */
 #include "collisions_internal.h"
 
@@ -95,31 +97,28 @@ typedef struct {
 
 ct_status ct_collision_correct_trial(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                      const double *x0, const double *dx, double alpha, double ratio, double dmax,
-                                     int threads, double *x1, long *ncorrected)
+                                     int threads, double *x1, double **work, size_t *work_cap, long *ncorrected)
 {
     *ncorrected = 0;
     if (cs->n == 0) return CT_OK;
-    double *deficit = malloc((size_t)cs->n * sizeof *deficit);
-    if (!deficit) return CT_ENOMEM;
+    /* work: the terms' deficits (n), the vertices' summed moves (nv·dim) and their counts (nv) */
+    const int dim = cm->dim;
+    const size_t need = (size_t)cs->n + (size_t)cm->nv * (size_t)(dim + 1);
+    if (*work_cap < need) {
+        double *w = realloc(*work, need * sizeof *w);
+        if (!w) return CT_ENOMEM;
+        *work = w;
+        *work_cap = need;
+    }
+    double *deficit = *work, *move = deficit + cs->n, *count = move + (size_t)cm->nv * dim;
     long nc = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : nc) num_threads(ct_threads(threads))
     for (long i = 0; i < cs->n; ++i) {
         deficit[i] = term_deficit(&cs->c[i], cm, obs, x0, dx, alpha, ratio, dmax, x1);
         nc += deficit[i] > 0.0;
     }
-    if (nc == 0) {
-        free(deficit);
-        return CT_OK;
-    }
-    const int dim = cm->dim;
-    double *move = calloc((size_t)cm->nv * dim, sizeof *move);
-    int *count = calloc((size_t)cm->nv, sizeof *count);
-    if (!move || !count) {
-        free(deficit);
-        free(move);
-        free(count);
-        return CT_ENOMEM;
-    }
+    if (nc == 0) return CT_OK;
+    memset(move, 0, (size_t)cm->nv * (size_t)(dim + 1) * sizeof *move); /* move and count */
     for (long i = 0; i < cs->n; ++i) { /* in set order */
         if (!(deficit[i] > 0.0)) continue;
         const ct_collision *c = &cs->c[i];
@@ -133,17 +132,14 @@ ct_status ct_collision_correct_trial(const ct_collision_set *cs, const ct_contac
         const double beta = deficit[i] / gg / (2.0 * sqrt(s1)); /* δx = deficit ∇d / |∇d|², ∇d = g / (2 d) */
         for (int k = 0; k < nv; ++k) {
             const int v = c->v[k];
-            count[v]++;
+            count[v] += 1.0;
             for (int j = 0; j < dim; ++j) move[(size_t)v * dim + j] += beta * g[k * dim + j];
         }
     }
     for (int v = 0; v < cm->nv; ++v) {
-        if (!count[v] || (cm->movable && !cm->movable[v])) continue;
+        if (!(count[v] > 0.0) || (cm->movable && !cm->movable[v])) continue;
         for (int j = 0; j < dim; ++j) x1[(size_t)v * dim + j] += move[(size_t)v * dim + j] / count[v];
     }
     *ncorrected = nc;
-    free(deficit);
-    free(move);
-    free(count);
     return CT_OK;
 }

@@ -228,6 +228,13 @@ static int has_block(const ct_friction_pair *p) { return has_adhesion(p) || p->l
  * projected). */
 enum { FR_PSD, FR_MAJORIZER, FR_EXACT };
 
+/* Whether pair p contributes a block to the Hessian of mode (the exact one: every pair that has a
+ * potential at all). */
+static int has_block_in(const ct_friction_pair *p, int mode)
+{
+    return mode == FR_EXACT ? p->lambda != 0.0 || has_adhesion(p) : has_block(p);
+}
+
 static double friction_f1_prime(double y, double eps) { return y >= eps ? 0.0 : 2.0 / eps - 2.0 * y / (eps * eps); }
 
 /* K = T P(M) Tᵀ for a pair with tangential adhesion: M = ∇²_u of μλ f0(|u|) + μ_aλ_a f_t0(|u|) has
@@ -283,7 +290,7 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
         const ct_friction_pair *p = &fs->p[i];
         const int nv = ct_collision_nverts(&p->c);
         size_t cnt = 0;
-        if (mode == FR_EXACT ? p->lambda != 0.0 || has_adhesion(p) : has_block(p)) {
+        if (has_block_in(p, mode)) {
             if (!H->upper) cnt = (size_t)(nv * dim) * (size_t)(nv * dim);
             else
                 for (int b = 0; b < nv; ++b)
@@ -301,7 +308,7 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
 #pragma omp parallel for schedule(dynamic, 32) num_threads(ct_threads(threads))
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
-        if (!(mode == FR_EXACT ? p->lambda != 0.0 || has_adhesion(p) : has_block(p))) continue;
+        if (!has_block_in(p, mode)) continue;
         int nv = ct_collision_nverts(&p->c), n = nv * dim;
         double Hl[144];
         double u[2];

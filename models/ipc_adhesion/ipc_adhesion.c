@@ -109,6 +109,8 @@ typedef struct ipc_state {
     double t_bp, t_ccd, t_pairs;
     double prev_min_dist;
     const char *scalar_names[6];
+    double *soc_work; /* ct_collision_correct_trial's work memory, kept across trials */
+    size_t soc_cap;
     long n_ccd_reused; /* max_step calls served from the proximity candidates this step (the
                           proximity queries this step: cache.n_queries) */
 } ipc_state;
@@ -223,6 +225,7 @@ static void ipc_destroy(void *p)
 {
     ipc_state *st = p;
     free(st->movable);
+    free(st->soc_work);
     ct_contact_mesh_free(&st->cm);
     ct_candidate_cache_free(&st->cache);
     ct_stepsize_free(&st->step);
@@ -508,7 +511,7 @@ static ct_status ipc_correct_trial(void *p, const ct_step_ctx *c, const double *
     double t0 = now();
     long n;
     s = ct_collision_correct_trial(&st->cs, &st->cm, c->obstacles, x, dx, alpha, CT_SOC_RATIO, st->dhat, c->threads,
-                                   x_trial, &n);
+                                   x_trial, &st->soc_work, &st->soc_cap, &n);
     st->t_pairs += now() - t0;
     *changed = n > 0;
     return s;

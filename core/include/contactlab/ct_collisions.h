@@ -256,11 +256,13 @@ double ct_collision_min_distance(const ct_collision_set *cs, const ct_contact_me
  * d(x0) + alpha ∇d(x0)·dx (the curvature of the distance ate the Newton step's gain) has its
  * stencil vertices moved along ∇d(x1) so that d rises back to min(prediction, dmax) to first
  * order; a vertex in several such terms takes the mean of their moves, and vertices marked not
- * movable in cm stay. *ncorrected: the number of corrected terms (0: x1 unchanged). Why and
- * how: core/contact/collisions_correct.c. CT_ENOMEM if the work memory cannot be allocated. */
+ * movable in cm stay. *ncorrected: the number of corrected terms (0: x1 unchanged). *work
+ * (*work_cap doubles; NULL, 0 at first) is the caller's work memory, grown here as needed and
+ * released with free(). Why and how: core/contact/collisions_correct.c. CT_ENOMEM if the work
+ * memory cannot be grown. */
 #define CT_SOC_RATIO 0.5 /* the models' ratio: correct a term that kept less than half its predicted gap */
 ct_status ct_collision_correct_trial(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                      const double *x0, const double *dx, double alpha, double ratio, double dmax,
-                                     int threads, double *x1, long *ncorrected);
+                                     int threads, double *x1, double **work, size_t *work_cap, long *ncorrected);
 
 #endif
