@@ -77,34 +77,43 @@ static int vertex_coef_2d(const ct_contact_mesh *cm, int u, int v)
  * appeared mid-step) takes the direction of the term's primitive pair at the lag, from the
  * closest feature of the partner primitive classified there (contact_mesh.c's direction routines:
  * pairs sharing their closest feature get the same bits, so those terms cancel too). */
-/* vertex v against face f */
-static double vw_pt(const ct_contact_mesh *cm, int v, int f)
+/* vertex v against face f; with `face` 0 (the vertex quadrature) only the side factor
+ * (ct_contact_mesh_side: 1 unless one participant is kinematic) */
+static double vw_pt(const ct_contact_mesh *cm, int v, int f, int face)
 {
-    const double *w = ct_lag_vertex_weight(cm, v, cm->part[cm->s->faces[3 * f]]);
-    if (w) return *w;
+    const int pu = cm->part[cm->s->faces[3 * f]];
+    const double sf = ct_contact_mesh_side(cm, v, pu);
+    if (!face) return sf;
+    const double *w = ct_lag_vertex_weight(cm, v, pu);
+    if (w) return sf * *w;
     double n[3];
     ct_lag_dir_pt(cm, v, f, n);
-    return ct_contact_mesh_vertex_weight(cm, v, n);
+    return sf * ct_contact_mesh_vertex_weight(cm, v, n);
 }
 
 /* vertex v against edge e (any dim) */
-static double vw_pe(const ct_contact_mesh *cm, int v, int e)
+static double vw_pe(const ct_contact_mesh *cm, int v, int e, int face)
 {
-    const double *w = ct_lag_vertex_weight(cm, v, cm->part[cm->s->edges[2 * e]]);
-    if (w) return *w;
+    const int pu = cm->part[cm->s->edges[2 * e]];
+    const double sf = ct_contact_mesh_side(cm, v, pu);
+    if (!face) return sf;
+    const double *w = ct_lag_vertex_weight(cm, v, pu);
+    if (w) return sf * *w;
     double n[3];
     ct_lag_dir_pe(cm, v, e, n);
-    return ct_contact_mesh_vertex_weight(cm, v, n);
+    return sf * ct_contact_mesh_vertex_weight(cm, v, n);
 }
 
 /* vertex v against vertex u */
-static double vw_pp(const ct_contact_mesh *cm, int v, int u)
+static double vw_pp(const ct_contact_mesh *cm, int v, int u, int face)
 {
+    const double sf = ct_contact_mesh_side(cm, v, cm->part[u]);
+    if (!face) return sf;
     const double *w = ct_lag_vertex_weight(cm, v, cm->part[u]);
-    if (w) return *w;
+    if (w) return sf * *w;
     double n[3];
     ct_unit_diff(cm->dim, X(cm->x_lag, cm->dim, v), X(cm->x_lag, cm->dim, u), n);
-    return ct_contact_mesh_vertex_weight(cm, v, n);
+    return sf * ct_contact_mesh_vertex_weight(cm, v, n);
 }
 
 /* edge ea's side against edge eb (3D) */
@@ -207,7 +216,7 @@ static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, i
     double d2;
     ct_pt_type t = ct_pt_classify_d2(X(x, 3, p), X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]), &d2);
     if (!(d2 < dhat2)) return d2;
-    if (face) w *= vw_pt(cm, p, f);
+    w *= vw_pt(cm, p, f, face);
     int r;
     switch (t) {
     case CT_PT_P_T0:
@@ -455,14 +464,14 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
                 if (d2 >= dhat2) continue;
                 int ke = faces_without(cm, e, v);
                 if (ke == 1) continue;
-                if (push_pe(L, t, v, e, e0, e1, (1 - ke) * (face ? W * vw_pe(cm, v, e) : W))) err = 1;
+                if (push_pe(L, t, v, e, e0, e1, (1 - ke) * (W * vw_pe(cm, v, e, face)))) err = 1;
             }
             for (int k = 0; k < vb->n && !err; ++k) {
                 int u = vb->a[k];
                 if (ct_pp_d2(3, P, X(x, 3, u), NULL, NULL) >= dhat2) continue;
                 int c = vertex_coef_3d(cm, u, v);
                 if (c == 0) continue;
-                if (push_pp(L, v, u, c * (face ? W * vw_pp(cm, v, u) : W))) err = 1;
+                if (push_pp(L, v, u, c * (W * vw_pp(cm, v, u, face)))) err = 1;
             }
         }
         i = j;
@@ -550,7 +559,7 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
             int e = ve->ij[2 * j + 1], e0 = s->edges[2 * e], e1 = s->edges[2 * e + 1];
             double d2;
             ct_pe_type t = ct_pe_classify_d2(2, P, X(x, 2, e0), X(x, 2, e1), &d2);
-            if (d2 < dhat2 && push_pe(L, t, v, e, e0, e1, face ? W * vw_pe(cm, v, e) : W)) err = 1;
+            if (d2 < dhat2 && push_pe(L, t, v, e, e0, e1, W * vw_pe(cm, v, e, face))) err = 1;
             if (b->near) b->near[j] = !(d2 >= b->near2);
             if (b->conv)
                 for (int k = 0; k < 2; ++k)
@@ -563,7 +572,7 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
                 if (ct_pp_d2(2, P, X(x, 2, u), NULL, NULL) >= dhat2) continue;
                 int c = vertex_coef_2d(cm, u, v);
                 if (c == 0) continue;
-                if (push_pp(L, v, u, c * (face ? W * vw_pp(cm, v, u) : W))) err = 1;
+                if (push_pp(L, v, u, c * (W * vw_pp(cm, v, u, face)))) err = 1;
             }
         }
         i = j;

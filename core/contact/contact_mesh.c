@@ -36,6 +36,7 @@ void ct_contact_mesh_free(ct_contact_mesh *cm)
     free(cm->edir_part);
     free(cm->edir_w);
     free(cm->lag_rows);
+    free(cm->part_kin);
     memset(cm, 0, sizeof *cm);
 }
 
@@ -375,6 +376,13 @@ double ct_contact_mesh_edge_weight(const ct_contact_mesh *cm, int e, const doubl
     return facing_sum(cm, cm->ef_face + cm->ef_ptr[e], cm->ef_ptr[e + 1] - cm->ef_ptr[e], n, w0);
 }
 
+double ct_contact_mesh_side(const ct_contact_mesh *cm, int v, int partner)
+{
+    if (cm->kin_sides == CT_KIN_TWO_SIDED || !cm->part_kin || partner < 0 || partner >= cm->npart) return 1.0;
+    const int a = cm->part_kin[cm->part[v]], b = cm->part_kin[partner];
+    return a == b ? 1.0 : (b ? 2.0 : CT_QUAD_FLOOR);
+}
+
 /* Index of edge (a, b) in the sorted edge list, -1 if absent. */
 static int find_edge(const ct_surface *s, int a, int b)
 {
@@ -416,6 +424,7 @@ ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s
     cm->movable = movable;
     cm->wv = s->vert_area;
     cm->quadrature = CT_QUAD_FACE;
+    cm->kin_sides = CT_KIN_ONE_SIDED;
     int nv = s->nv, ne = s->ned;
     int *count = calloc((size_t)(nv > ne ? nv : ne) + 1, sizeof *count);
     int *fill = NULL;
@@ -500,6 +509,15 @@ ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s
     }
     free(count);
     free(fill);
+    count = NULL, fill = NULL;
+    /* kinematic participants: every surface vertex prescribed */
+    for (int v = 0; v < nv; ++v)
+        if (part[v] + 1 > cm->npart) cm->npart = part[v] + 1;
+    if (!(cm->part_kin = malloc((size_t)cm->npart + 1))) goto nomem;
+    memset(cm->part_kin, movable ? 1 : 0, (size_t)cm->npart + 1);
+    if (movable)
+        for (int v = 0; v < nv; ++v)
+            if (movable[v]) cm->part_kin[part[v]] = 0;
     /* the lag of the face-aware weights, first at the rest positions */
     if (x_rest) {
         const size_t nfa = dim == 3 ? 3 * (size_t)s->nf : 2 * (size_t)s->ned;

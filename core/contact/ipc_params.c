@@ -4,3 +4,4 @@
 const char *const ct_ipc_colset_choices[] = {"convergent", "ipc2020", NULL};
 const char *const ct_ipc_eew_choices[] = {"dhat2", "area", NULL};
 const char *const ct_ipc_quadrature_choices[] = {"face", "vertex", NULL};
+const char *const ct_ipc_kin_quad_choices[] = {"one_sided", "two_sided", NULL};

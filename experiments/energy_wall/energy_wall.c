@@ -315,10 +315,15 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
     if (ct_params_init_defaults(&prm, mt->params) != CT_OK) return -1;
     /* quadrature "vertex": the weights of the README's formulas. The face-aware weights are lagged
      * at begin_step (here once, at the start of the path) and this driver moves the probe along the
-     * whole path without a new step, so a lagged contact direction would not be the probe's. */
+     * whole path without a new step, so a lagged contact direction would not be the probe's.
+     * kinematic_quadrature "two_sided": the plane is a kinematic body, and the formulas are those
+     * of the symmetric two-sided quadrature whose plane-side walls (reason 1 of the README) this
+     * experiment measures; the default one_sided drops the plane's own quadrature. */
     int ci = choice_index(&prm, "collision_set", set), qi = choice_index(&prm, "quadrature", "vertex");
-    if (ci < 0 || qi < 0 || set_param(&prm, "dhat", DHAT) || set_param(&prm, "kappa", KAPPA) ||
-        set_param(&prm, "mu", 0.0) || set_param(&prm, "collision_set", ci) || set_param(&prm, "quadrature", qi)) {
+    int ki = choice_index(&prm, "kinematic_quadrature", "two_sided");
+    if (ci < 0 || qi < 0 || ki < 0 || set_param(&prm, "dhat", DHAT) || set_param(&prm, "kappa", KAPPA) ||
+        set_param(&prm, "mu", 0.0) || set_param(&prm, "collision_set", ci) || set_param(&prm, "quadrature", qi) ||
+        set_param(&prm, "kinematic_quadrature", ki)) {
         fprintf(stderr, "energy_wall: model \"%s\" lacks a parameter\n", mt->name);
         ct_params_free(&prm);
         return -1;

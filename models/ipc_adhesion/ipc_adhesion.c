@@ -351,6 +351,7 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag
     ct_status s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
     if (s != CT_OK) return s;
     st->cm.quadrature = (int)prm->value[P_QUAD] == 1 ? CT_QUAD_VERTEX : CT_QUAD_FACE;
+    st->cm.kin_sides = (int)prm->value[CT_IPC_P_KIN_QUAD] == 1 ? CT_KIN_TWO_SIDED : CT_KIN_ONE_SIDED;
     s = ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0); /* (begin_step lags again at every step) */
     if (s != CT_OK) return s;
     ct_stepsize_init(&st->step);

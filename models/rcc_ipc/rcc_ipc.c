@@ -14,7 +14,8 @@
  * the area v presents to q, Σ_{f∋v} (A_f/3) max(0, c_f)/c_max, c_f = −n_f·n, n the direction from
  * v's closest point on q towards v, both lagged at the start of the step; "vertex": ⅓ of all its
  * surface triangles), halved between two bodies (both bodies' vertices bond to the other's
- * surface), whole against a half-space.
+ * surface), whole against a half-space and, with kinematic_quadrature one_sided, against a
+ * kinematic body (whose own vertices then keep 1e-3 of their half: ct_contact_mesh_side).
  * β evolves before each step by eq. 7–9 (ct_rcc.h) from the gap, the slip and the total normal
  * pressure at x^n: p = (barrier force on v)·n̄ / w_v(n) − C_N β² d (w_v(n): the barrier's weight of v,
  * so its normal force divided by it is the barrier pressure).
@@ -109,7 +110,8 @@ typedef struct rcc_state {
     int hist_every;
     int face;           /* quadrature "face": the pair areas from cm's face-aware weights */
     long pass;          /* begin_step calls so far */
-    ct_contact_mesh cm; /* (face) the surface and its lag at x^n */
+    ct_contact_mesh cm; /* the surface, its kinematic participants and (face) its lag at x^n */
+    unsigned char *movable; /* nx: 0 for a prescribed vertex (cm's kinematic participants) */
     const char *names[8 + NHIST];
 } rcc_state;
 
@@ -120,6 +122,15 @@ static double vertex_area(const rcc_state *st, const ct_step_ctx *c, int v, cons
     if (!st->face) return c->surf->vert_area[v];
     double n[3] = {dir[0], dir[1], st->dim == 3 ? dir[2] : 0.0};
     return ct_contact_mesh_vertex_weight(&st->cm, v, n);
+}
+
+/* The share of v's area a pair of v with participant q carries: whole against a half-space
+ * (prim < 0), half between two bodies (both bodies' vertices bond to the other's surface), and
+ * against a kinematic body the IPC barrier's one-sided factor (ct_contact_mesh_side with
+ * kinematic_quadrature: 1 for a movable vertex, 1e-3/2 for a kinematic one). */
+static double pair_share(const rcc_state *st, int v, int q, int prim)
+{
+    return prim < 0 ? 1.0 : 0.5 * ct_contact_mesh_side(&st->cm, v, q);
 }
 
 /* The pair's contact direction at x^n for its area: from v's closest point on the participant,
@@ -309,7 +320,7 @@ static ct_status track(rcc_state *st, const ct_step_ctx *c, const double *x, int
     for (int k = 0; k < dim; ++k) P->r0[k] = r[k];
     for (int i = 0; i < 3; ++i) P->r0l[i] = R[i][0] * r[0] + R[i][1] * r[1] + R[i][2] * r[2];
     const double area = vertex_area(st, c, v, pair_dir(st, P));
-    P->w = prim < 0 ? area : 0.5 * area;
+    P->w = pair_share(st, v, q, prim) * area;
     P->beta = !st->started && sqrt(d2) < st->bond_dist ? st->beta0 : 0.0;
     return CT_OK;
 }
@@ -412,7 +423,7 @@ static ct_status rcc_begin_step(void *p, const ct_step_ctx *c)
         pair_gap_slip(st, P, r, &d, &u2);
         for (int k = 0; k < dim; ++k) fn -= st->g[(size_t)dim * v + k] * P->nbar[k];
         const double area = vertex_area(st, c, v, pair_dir(st, P));
-        P->w = (P->prim < 0 ? 1.0 : 0.5) * area; /* lagged at x^n */
+        P->w = pair_share(st, v, ct_pair_key_b(st->keys[i]), P->prim) * area; /* lagged at x^n */
         const double press = (area > 0.0 ? fn / area : 0.0) - st->law.cn * P->beta * P->beta * d;
         int clamp = 0;
         P->beta = ct_rcc_beta_step(&st->law, P->beta, d, u2, press, c->h, &clamp);
@@ -637,10 +648,11 @@ static ct_status rcc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag
     for (int k = 0; k < 8 + NHIST; ++k) st->names[k] = names[k];
     st->hist_every = (int)prm->value[R_HIST];
     st->face = (int)prm->value[CT_IPC_P_QUADRATURE] == CT_QUAD_FACE;
-    if (st->face) {
-        if ((s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, NULL)) != CT_OK) return s;
-        if ((s = ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0)) != CT_OK) return s;
-    }
+    if (!(st->movable = malloc((size_t)c->nx + 1))) return CT_ENOMEM;
+    for (int v = 0; v < c->nx; ++v) st->movable[v] = !(c->vert_kinematic && c->vert_kinematic[v]);
+    if ((s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable)) != CT_OK) return s;
+    st->cm.kin_sides = (int)prm->value[CT_IPC_P_KIN_QUAD] == 1 ? CT_KIN_TWO_SIDED : CT_KIN_ONE_SIDED;
+    if (st->face && (s = ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0)) != CT_OK) return s;
     return CT_OK;
 }
 
@@ -658,6 +670,7 @@ static void rcc_destroy(void *p)
     free(st->best_d2);
     free(st->best_lam);
     ct_contact_mesh_free(&st->cm);
+    free(st->movable);
 }
 
 const ct_model_type ct_model_rcc_ipc = {

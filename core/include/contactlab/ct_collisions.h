@@ -82,6 +82,9 @@ typedef enum { CT_COL_PP, CT_COL_PE, CT_COL_PT, CT_COL_EE, CT_COL_PH } ct_col_ki
 typedef enum { CT_COLSET_IPC2020, CT_COLSET_CONVERGENT } ct_colset_kind;
 typedef enum { CT_EEW_AREA, CT_EEW_DHAT2 } ct_ee_weight_kind;
 typedef enum { CT_QUAD_FACE, CT_QUAD_VERTEX } ct_quadrature_kind;
+/* Which sides integrate the contact with a kinematic participant (every surface vertex prescribed:
+ * a kinematic body, a fully fixed one): ct_contact_mesh_side. */
+typedef enum { CT_KIN_ONE_SIDED, CT_KIN_TWO_SIDED } ct_kinematic_sides;
 
 /* Face-aware weights are at least this fraction of the vertex-quadrature weight (w_v, w_e). */
 #define CT_QUAD_FLOOR 1e-3
@@ -138,6 +141,10 @@ typedef struct ct_contact_mesh {
     double *edir_w;
     long vdir_cap, edir_cap, lag_rows_cap;
     struct ct_lag_row *lag_rows; /* work memory of the lag */
+    ct_kinematic_sides kin_sides; /* CT_KIN_ONE_SIDED (set by ct_contact_mesh_init) or TWO_SIDED */
+    int npart;               /* participants (1 + the largest part[] of a surface vertex) */
+    unsigned char *part_kin; /* npart: 1 if every surface vertex of the participant is prescribed
+                                (all 0 when movable is NULL) */
 } ct_contact_mesh;
 
 /* Topology, quadrature CT_QUAD_FACE and its lag at x_rest (so the face-aware weights are defined
@@ -164,6 +171,19 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
 double ct_contact_mesh_vertex_weight(const ct_contact_mesh *cm, int v, const double *n);
 /* The same for surface edge e (3D) over the faces at e, at least CT_QUAD_FLOOR·w_e. */
 double ct_contact_mesh_edge_weight(const ct_contact_mesh *cm, int e, const double *n);
+/* The factor of the two-sided quadrature's ½ for surface vertex v's terms against participant
+ * `partner`. CT_KIN_ONE_SIDED: a kinematic participant is an obstacle, integrated from the movable
+ * side only (like a half-space): 2 for a movable vertex against a kinematic partner (its weight
+ * w_v, not w_v/2), CT_QUAD_FLOOR for a kinematic vertex against a movable partner (its own
+ * quadrature is not counted, but its barrier still diverges, so a prescribed corner cannot pass
+ * through a movable face), 1 otherwise. CT_KIN_TWO_SIDED: 1 (the symmetric average ½∫_A + ½∫_B).
+ * Why: the partner's vertex quadrature samples the integrand b(d) at its own vertices, and where
+ * the movable body's surface ends (a rim sliding over a kinematic floor) that integrand drops from
+ * b(gap) to 0 within √(d̂² − gap²), far below the floor's cell size: each floor vertex crossing a
+ * rim adds or removes ½ w_u b(gap) at once, a wall (experiments/cube_push: ±0.3 N of horizontal
+ * force on a cube pushed by 0.3 N over a frictionless floor). The movable side's quadrature of the
+ * same integral is exact under sliding (a vertex over a flat surface sees one copy of b). */
+double ct_contact_mesh_side(const ct_contact_mesh *cm, int v, int partner);
 
 typedef struct ct_collision_set {
     long n, cap;

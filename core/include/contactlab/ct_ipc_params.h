@@ -13,16 +13,18 @@
 
 enum {
     CT_IPC_P_DHAT, CT_IPC_P_KAPPA, CT_IPC_P_MU, CT_IPC_P_EPS_V, CT_IPC_P_COLSET, CT_IPC_P_EEW, CT_IPC_P_CCD_S,
-    CT_IPC_P_KAPPA_SCALE, CT_IPC_P_BP_MARGIN, CT_IPC_P_QUADRATURE, CT_IPC_NPARAMS
+    CT_IPC_P_KAPPA_SCALE, CT_IPC_P_BP_MARGIN, CT_IPC_P_QUADRATURE, CT_IPC_P_KIN_QUAD, CT_IPC_NPARAMS
 };
 
-/* the choices of collision_set, ee_weight and quadrature (core/contact/ipc_params.c); quadrature's
- * index is the ct_quadrature_kind (0 face, 1 vertex) */
+/* the choices of collision_set, ee_weight, quadrature and kinematic_quadrature
+ * (core/contact/ipc_params.c); quadrature's index is the ct_quadrature_kind (0 face, 1 vertex),
+ * kinematic_quadrature's the ct_kinematic_sides (0 one_sided, 1 two_sided) */
 extern const char *const ct_ipc_colset_choices[];
 extern const char *const ct_ipc_eew_choices[];
 extern const char *const ct_ipc_quadrature_choices[];
+extern const char *const ct_ipc_kin_quad_choices[];
 
-/* the initializers of entries CT_IPC_P_DHAT .. CT_IPC_P_QUADRATURE */
+/* the initializers of entries CT_IPC_P_DHAT .. CT_IPC_P_KIN_QUAD */
 #define CT_IPC_PARAM_SPECS \
     {"dhat", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL, \
                 "barrier activation distance d̂", 0}, \
@@ -54,6 +56,11 @@ extern const char *const ct_ipc_quadrature_choices[];
                   "contact weight of a vertex: face: the area it presents to the partner, sum of 1/3 of its " \
                   "faces' rest areas times max(0, -n_f.n), lagged at the step start (a flat face in full contact " \
                   "carries its true area); vertex: 1/3 of all its faces (rim vertices also count side faces)", \
-                  0}
+                  0}, \
+    {"kinematic_quadrature", CT_PARAM_CHOICE, 0, "", 0, 0, 0, ct_ipc_kin_quad_choices, \
+                            "contact with a kinematic body (all vertices prescribed): one_sided: integrated from the " \
+                            "movable side, like a half-space (its vertices keep 1e-3 of their weight, so its corners " \
+                            "cannot pass through); two_sided: the symmetric average of both sides' vertex quadratures", \
+                            0}
 
 #endif
