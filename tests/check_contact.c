@@ -1372,6 +1372,84 @@ START_TEST(test_face_weights_continuity)
 END_TEST
 
 
+/* Kinematic participants are integrated from the movable side (kinematic_quadrature one_sided,
+ * ct_contact_mesh_side). A movable box (0.4 m square, 2×2 cells) slides at the constant gap
+ * g = d̂/2 over a kinematic plate of 1/3 m cells by one plate cell (x) and 0.37 of one (z), rigidly;
+ * its rim crosses the plate's vertices. The convergent set's vertex family (edge–edge family
+ * split off) has energy
+ *     two_sided: E₂(s) = ½ A f(g²) + K(s),   K(s) = ½ Σ_u w_u f(d(u, box)²)   (the plate's side)
+ *     one_sided: E₁(s) = A f(g²) + 10⁻³ K(s)
+ * (A = the box's bottom area, f = κ b: every box vertex over the flat plate sees one copy of b
+ * with its face-aware weight, and those sum to A). So E₁ − 10⁻³ E₂ = (1 − ½·10⁻³) A f(g²) at every
+ * s, a closed form, while K(s) jumps by ½ w_u f(g²) whenever a plate vertex crosses the rim: the
+ * two-sided wall of experiments/cube_push. 200 samples. */
+static const char kin_plate_json[] =
+    "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.01}, \"gravity\": [0, 0, 0],"
+    " \"bodies\": ["
+    "  {\"name\": \"plate\", \"kinematic\": true, \"mesh\": {\"generator\": \"box\", \"size\": [1.5, 0.01, 1],"
+    "   \"cells\": [4, 1, 3], \"origin\": [0, -0.01, 0]}, \"fixed\": {\"select\": \"all\"}},"
+    "  {\"name\": \"box\", \"mesh\": {\"generator\": \"box\", \"size\": [0.4, 0.05, 0.4], \"cells\": [2, 1, 2],"
+    "   \"origin\": [0.21, 0.0005, 0.27]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
+    "   \"density\": 1000}}]}";
+
+START_TEST(test_kinematic_one_sided)
+{
+    const double dhat = 1e-3, g = 0.5e-3, dk[2] = {dhat, 1e4}, A = 0.4 * 0.4;
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, kin_plate_json, NULL);
+    const ct_step_ctx *c = &sim->ctx;
+    const int dim = 3, N = 200;
+    unsigned char *movable = malloc((size_t)c->nx);
+    for (int v = 0; v < c->nx; ++v) movable[v] = !c->vert_kinematic[v];
+    ck_assert(!movable[0]); /* the plate is body 0 */
+    double *x = malloc((size_t)c->nx * dim * sizeof *x);
+    ct_contact_mesh cm;
+    ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, movable), CT_OK);
+    ck_assert_int_eq(cm.kin_sides, CT_KIN_ONE_SIDED); /* the default */
+    ct_candidates cand;
+    ct_candidates_init(&cand);
+    ck_assert_int_eq(ct_broadphase_proximity(c->surf, sim->x, NULL, dhat, 1, &cand), CT_OK);
+    ck_assert_int_eq(ct_contact_mesh_lag(&cm, sim->x, &cand, dhat, 1), CT_OK);
+    ct_colset_opts o = {CT_COLSET_CONVERGENT, CT_EEW_DHAT2, dhat, 1, 0.0, 1};
+    ct_collision_set cs;
+    ct_collision_set_init(&cs);
+    const double want = (1.0 - 0.5 * CT_QUAD_FLOOR) * A * proj_kappa_density(dk, NULL, g * g, NULL, NULL);
+    double worst = 0.0, k_min = INFINITY, k_max = -INFINITY;
+    for (int i = 0; i <= N; ++i) {
+        const double s = (double)i / N;
+        memcpy(x, sim->x, (size_t)c->nx * dim * sizeof *x);
+        for (int v = 0; v < c->nx; ++v)
+            if (c->vert_part[v] == 1) x[3 * v] += s / 3.0, x[3 * v + 2] += 0.37 * s / 3.0;
+        ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, dhat, 1, &cand), CT_OK);
+        double E[2];
+        for (int side = 0; side < 2; ++side) {
+            cm.kin_sides = side ? CT_KIN_TWO_SIDED : CT_KIN_ONE_SIDED;
+            ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &cand, NULL, 0, x, &o), CT_OK);
+            long n = 0; /* the vertex family only */
+            for (long k = 0; k < cs.n; ++k)
+                if (!(cs.c[k].flags & CT_COL_EDGE_FAMILY)) cs.c[n++] = cs.c[k];
+            cs.n = n;
+            E[side] = ct_collision_energy(&cs, &cm, NULL, x, proj_kappa_density, dk, 1);
+        }
+        worst = fmax(worst, fabs(E[0] - CT_QUAD_FLOOR * E[1] - want) / want);
+        const double K = E[1] - 0.5 * A * proj_kappa_density(dk, NULL, g * g, NULL, NULL);
+        k_min = fmin(k_min, K), k_max = fmax(k_max, K);
+    }
+    printf("kinematic plate, one-sided quadrature along a slide: max |E1 - 1e-3 E2 - (1 - 5e-4) A f(g)| / that = "
+           "%.1e; the plate's side K(s) of the two-sided energy from %.4g to %.4g (A f(g)/2 = %.4g)\n",
+           worst, k_min, k_max, 0.5 * want / (1.0 - 0.5 * CT_QUAD_FLOOR));
+    fflush(stdout);
+    ck_assert_msg(worst < 1e-12, "one-sided energy off its closed form by %.3e", worst);
+    ck_assert(k_max - k_min > 0.05 * want); /* the two-sided wall is there */
+    ct_collision_set_free(&cs);
+    ct_candidates_free(&cand);
+    ct_contact_mesh_free(&cm);
+    free(x);
+    free(movable);
+    free_sim(sim, &sc);
+}
+END_TEST
+
 /* A frictionless plate pressed onto a half-space by a load on its top face with "weight": "area"
  * (a uniform traction) deforms homogeneously: uniaxial stress is an exact equilibrium of any
  * hyperelastic material, the consistent nodal forces of a uniform traction on linear triangles
@@ -1546,6 +1624,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_plate_equilibrium);
     tcase_add_test(tc, test_area_load_traction);
     tcase_add_test(tc, test_face_weights_continuity);
+    tcase_add_test(tc, test_kinematic_one_sided);
     tcase_add_test(tc, test_correct_trial);
     suite_add_tcase(s, tc);
     return s;
