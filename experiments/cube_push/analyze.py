@@ -135,7 +135,7 @@ if plt:
                 continue
             r = runs[n]
             style = "-" if r["set"] == "convergent" else "--"
-            ax.plot(r["t"], r["dx"], style, label=f"{r['set']}, F = {r['F']} N")
+            ax.plot(r["t"], r["dx"], style, label=f"{r['set']}{' (two-sided floor)' if n.startswith('conv2') else ''}, F = {r['F']} N")
             if r["F"]:
                 ax.plot(r["t"], r["F"] * r["t"] ** 2 / (2 * r["m"]), "k:", lw=0.8)
         ax.set_xlabel("t (s)")
