@@ -126,10 +126,11 @@ static const conf_model MODELS[] = {
      * contacts form within the margin (at the start or at the end of the unconstrained step) */
     {"lcp_halfspace", "\"margin\": 1e-3", 1e-3, 0, 0},
     /* Gascón et al.'s block PGS: the Coulomb-disk law (the suite's friction cone), and the paper's box law
-     * without friction; PGS to 1e-13, so the impulses' accuracy is the solve's (ctol 1e-8) */
-    {"lcp_pgs", "\"margin\": 1e-3, \"law\": \"disk\", \"mu\": 0.3, \"pgs_tol\": 1e-13, \"pgs_max_iter\": 100000",
-     1e-3, 0, 1e-8},
-    {"lcp_pgs", "\"margin\": 1e-3, \"pgs_tol\": 1e-13, \"pgs_max_iter\": 100000", 1e-3, 0, 1e-8},
+     * without friction; PGS to 1e-13, so the impulses' accuracy is the solve's (ctol 1e-8); thickness 0: the
+     * checks' complementarity is against the gap itself */
+    {"lcp_pgs", "\"margin\": 1e-3, \"thickness\": 0, \"law\": \"disk\", \"mu\": 0.3, \"pgs_tol\": 1e-13, "
+                "\"pgs_max_iter\": 100000", 1e-3, 0, 1e-8},
+    {"lcp_pgs", "\"margin\": 1e-3, \"thickness\": 0, \"pgs_tol\": 1e-13, \"pgs_max_iter\": 100000", 1e-3, 0, 1e-8},
 };
 enum { NMODELS = (int)(sizeof MODELS / sizeof MODELS[0]), NCASES = 2 * NMODELS };
 

@@ -1,13 +1,17 @@
-/* cli.c — `contactlab run | check | models | export`. */
+/* cli.c — `contactlab run | check | models | export | fclib`. */
 #include "contactlab/ct_cli.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "contactlab/ct_fclib.h"
 #include "contactlab/ct_h5log.h"
 #include "contactlab/ct_run.h"
 #include "contactlab/ct_scene.h"
@@ -20,7 +24,9 @@ static void usage(FILE *f)
           "  contactlab check SCENE.json [--set key.path=value]...   validate and print the resolved scene\n"
           "  contactlab models                                        every model, its parameters, defaults, units\n"
           "  contactlab export OUT.h5 DATASET... [--csv]              columns for gnuplot (or CSV)\n"
-          "exit status: 0 ok, 1 run failed, 2 bad input\n",
+          "  contactlab fclib FILE.hdf5 [--law disk|box] [--tol T] [--max-iter N] [--omega W] [--shuffle]\n"
+          "                   [--seed S] [--every K] [--out FILE]     an FCLIB local problem solved by block PGS\n"
+          "exit status: 0 ok, 1 run failed (fclib: not converged), 2 bad input\n",
           f);
 }
 
@@ -196,6 +202,213 @@ static int cmd_export(int argc, char **argv)
     return finish(&d, st);
 }
 
+/* ---- fclib: an FCLIB local problem solved with the block PGS (ct_fclib.h, ct_pgs.h) ---- */
+
+typedef struct {
+    const char *file, *out;
+    ct_pgs_opts po;
+    int every; /* print every K-th sweep; 0: 1, 2, 5, 10, 20, 50, ... */
+} fclib_opts;
+
+static int opt_real(const char *opt, const char *s, double lo, double hi, int open_interval, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    int ok = *s && !*end && errno == 0 && isfinite(x) && (open_interval ? (x > lo && x < hi) : (x >= lo && x <= hi));
+    if (!ok) {
+        fprintf(stderr, "contactlab: fclib: %s: expected a number in %s%g, %g%s (got '%s')\n", opt,
+                open_interval ? "(" : "[", lo, hi, open_interval ? ")" : "]", s);
+        return 2;
+    }
+    *v = x;
+    return 0;
+}
+
+static int opt_int(const char *opt, const char *s, long lo, long hi, long *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (!*s || *end || errno || x < lo || x > hi) {
+        fprintf(stderr, "contactlab: fclib: %s: expected an integer in [%ld, %ld] (got '%s')\n", opt, lo, hi, s);
+        return 2;
+    }
+    *v = x;
+    return 0;
+}
+
+static int parse_fclib_opts(int argc, char **argv, fclib_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->po = ct_pgs_default_opts();
+    o->po.law = CT_PGS_COULOMB_DISK;
+    o->po.tol = 1e-6;
+    o->po.max_iter = 10000;
+    o->po.omega = 1.0;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long n;
+        int rc = 0;
+        if (strcmp(a, "--shuffle") == 0) {
+            o->po.shuffle = 1;
+            continue;
+        }
+        int takes = !strcmp(a, "--law") || !strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega") ||
+                    !strcmp(a, "--seed") || !strcmp(a, "--every") || !strcmp(a, "--out");
+        if (takes && !v) {
+            fprintf(stderr, "contactlab: fclib: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--law")) {
+            if (!strcmp(v, "disk")) o->po.law = CT_PGS_COULOMB_DISK;
+            else if (!strcmp(v, "box")) o->po.law = CT_PGS_ADHESIVE_BOX;
+            else {
+                fprintf(stderr, "contactlab: fclib: --law: expected disk or box (got '%s')\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--tol")) rc = opt_real(a, v, 0.0, HUGE_VAL, 0, &o->po.tol);
+        else if (!strcmp(a, "--omega")) rc = opt_real(a, v, 0.0, 2.0, 1, &o->po.omega);
+        else if (!strcmp(a, "--max-iter")) {
+            if (!(rc = opt_int(a, v, 1, 100000000, &n))) o->po.max_iter = (int)n;
+        } else if (!strcmp(a, "--every")) {
+            if (!(rc = opt_int(a, v, 1, INT_MAX, &n))) o->every = (int)n;
+        } else if (!strcmp(a, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(v, &end, 10);
+            if (!*v || *end || errno || v[0] == '-' || s > ULONG_MAX) {
+                fprintf(stderr, "contactlab: fclib: --seed: expected a non-negative integer (got '%s')\n", v);
+                return 2;
+            }
+            o->po.seed = (unsigned long)s;
+        } else if (!strcmp(a, "--out")) o->out = v;
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "contactlab: fclib: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!o->file) {
+            o->file = a;
+            continue;
+        } else {
+            fprintf(stderr, "contactlab: fclib: unexpected argument '%s'\n", a);
+            return 2;
+        }
+        if (rc) return rc;
+        ++i; /* the option's value */
+    }
+    if (!o->file) {
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* Sweeps 1, 2, 5, 10, 20, 50, 100, ... */
+static int geometric_iter(int k)
+{
+    while (k >= 10 && k % 10 == 0) k /= 10;
+    return k == 1 || k == 2 || k == 5;
+}
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return NAN;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double norm2(const double *a, size_t n)
+{
+    double s = 0;
+    for (size_t k = 0; k < n; ++k) s += a[k] * a[k];
+    return sqrt(s);
+}
+
+static int cmd_fclib(int argc, char **argv)
+{
+    fclib_opts o;
+    int rc = parse_fclib_opts(argc, argv, &o);
+    if (rc) return rc;
+    const int disk = o.po.law == CT_PGS_COULOMB_DISK;
+    FILE *out = NULL;
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_fclib_problem fp;
+    double *lambda = NULL, *u = NULL, *hist = NULL;
+    ct_status st = ct_fclib_read(o.file, &fp, &d);
+    if (st != CT_OK) goto done;
+    if (o.out && !(out = fopen(o.out, "w"))) {
+        st = ct_diag_add(&d, CT_EINPUT, "fclib: --out %s: %s", o.out, strerror(errno));
+        goto done;
+    }
+    const ct_pgs_problem P = ct_fclib_view(&fp);
+    const size_t n = (size_t)fp.m * (size_t)fp.dim;
+    double mu_lo = fp.mu[0], mu_hi = fp.mu[0];
+    for (int c = 1; c < fp.m; ++c) mu_lo = fmin(mu_lo, fp.mu[c]), mu_hi = fmax(mu_hi, fp.mu[c]);
+    printf("fclib: %s\n", o.file);
+    printf("  contacts %d, dim %d; W %zu x %zu: %d stored entries (%s), %d blocks of %dx%d, asymmetry %.2g\n", fp.m,
+           fp.dim, n, n, fp.nnz, fp.format >= 0 ? "triplets" : fp.format == -1 ? "CSC" : "CSR", fp.ptr[fp.m], fp.dim,
+           fp.dim, ct_fclib_asymmetry(&fp));
+    printf("  mu in [%g, %g]; |q| = %.6g\n", mu_lo, mu_hi, norm2(fp.q, n));
+    printf("  block PGS: law %s, tol %g, max-iter %d, omega %g, %s\n",
+           disk ? "disk (Coulomb disk)" : "box (friction pyramid, no adhesion)", o.po.tol, o.po.max_iter, o.po.omega,
+           o.po.shuffle ? "contacts shuffled every sweep" : "contacts in order");
+    if (o.po.shuffle) printf("  seed %lu\n", o.po.seed);
+    lambda = calloc(n, sizeof *lambda);
+    u = calloc(n, sizeof *u);
+    hist = calloc((size_t)o.po.max_iter, sizeof *hist);
+    if (!lambda || !u || !hist) {
+        st = ct_diag_add(&d, CT_ENOMEM, "fclib: out of memory");
+        goto done;
+    }
+    ct_pgs_result res = {0, 0, NAN};
+    double t0 = monotonic_s();
+    st = ct_pgs_solve(&P, &o.po, lambda, u, hist, &res, &d);
+    double wall = monotonic_s() - t0;
+    if (st != CT_OK) goto done;
+    ct_pgs_velocity(&P, lambda, u);
+    double nat = ct_pgs_natural_map_residual(&P, lambda, u);
+    const char *what = disk ? "the natural-map residual after each sweep"
+                            : "the box law's residual after each sweep: "
+                              "the largest impulse change / the largest impulse";
+    printf("  %6s  %s   (%s)\n", "iter", "residual", what);
+    for (int k = 1; k <= res.iters; ++k)
+        if ((o.every ? k % o.every == 0 : geometric_iter(k)) || k == res.iters)
+            printf("  %6d  %.3e\n", k, hist[k - 1]);
+    double per = res.iters > 0 ? wall / res.iters : NAN;
+    if (disk)
+        printf("summary: iterations %d, residual %.3e (natural map), converged %s (tol %g), solve %.3e s, "
+               "%.3e s/iteration (one solve call, its per-sweep residual included, / iterations)\n",
+               res.iters, nat, res.converged ? "yes" : "no", o.po.tol, wall, per);
+    else
+        printf("summary: iterations %d, residual %.3e (natural map of the final impulses; the box law's own residual "
+               "%.3e), converged %s (box law's residual, tol %g), solve %.3e s, %.3e s/iteration (one solve call, "
+               "its per-sweep residual included, / iterations)\n",
+               res.iters, nat, res.residual, res.converged ? "yes" : "no", o.po.tol, wall, per);
+    if (out) {
+        fprintf(out, "# contactlab fclib %s, law %s, tol %g, max-iter %d, omega %g, shuffle %d, seed %lu\n", o.file,
+                disk ? "disk" : "box", o.po.tol, o.po.max_iter, o.po.omega, o.po.shuffle, o.po.seed);
+        fprintf(out, "# residual: %s\n", what);
+        fprintf(out, "# time_s: the solve's wall time (%.6e s, one ct_pgs_solve call, CLOCK_MONOTONIC) x iter / %d: "
+                     "the solver reports only its total, so every sweep is given the mean cost\n",
+                wall, res.iters);
+        fprintf(out, "# iter residual time_s\n");
+        for (int k = 1; k <= res.iters; ++k) fprintf(out, "%d %.6e %.6e\n", k, hist[k - 1], per * k);
+    }
+    if (!res.converged)
+        ct_diag_add(&d, CT_ENOCONV, "%s: not converged to tol %g in %d iterations (residual %.3e)", o.file, o.po.tol,
+                    res.iters, disk ? nat : res.residual);
+done:
+    if (out && fclose(out) != 0 && st == CT_OK) st = ct_diag_add(&d, CT_EIO, "fclib: %s: writing failed", o.out);
+    free(lambda);
+    free(u);
+    free(hist);
+    ct_fclib_free(&fp);
+    ct_status fin = st != CT_OK ? st : ct_diag_status(&d);
+    return finish(&d, fin);
+}
+
 int ct_cli_main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -207,6 +420,7 @@ int ct_cli_main(int argc, char **argv)
     if (strcmp(cmd, "check") == 0) return cmd_run_or_check(argc - 2, argv + 2, 0);
     if (strcmp(cmd, "models") == 0) return cmd_models();
     if (strcmp(cmd, "export") == 0) return cmd_export(argc - 2, argv + 2);
+    if (strcmp(cmd, "fclib") == 0) return cmd_fclib(argc - 2, argv + 2);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;
