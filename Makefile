@@ -65,11 +65,11 @@ DEP_FILES  := $(LIB_OBJ:.o=.d) $(BUILD)/core/io/main.d $(TEST_UTIL:.o=.d) $(TEST
 .DEFAULT_GOAL := all
 -include $(DEP_FILES)
 
-.PHONY: all test demo figures bench sanitize install clean help deps check-layers newton-table
+.PHONY: all test demo figures bench bench-fclib sanitize install clean help deps check-layers newton-table
 all: $(LIB) $(CLI) $(EXP_BIN)
 
 help:
-	@echo "make [all|test|demo|figures|bench|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
+	@echo "make [all|test|demo|figures|bench|bench-fclib|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
 
 deps:
 	bash scripts/install-deps.sh
@@ -127,6 +127,27 @@ bench: $(BENCH_BIN)
 	OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 2 --scene elastic,contact $(BENCH_ARGS)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 1 --scene contact --contact-sizes 50 --steps 6 --mu 0,0.3 $(BENCH_ADH_ARGS)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(BENCH_BIN) --out $(BENCH_CSV) --append --threads 1 --scene contact --contact-sizes 50 --steps 6 --mu 0,0.3 --adhesion 1e-3:1 $(BENCH_ADH_ARGS)
+
+# FCLIB: the block PGS against Siconos numerics' fc3d NSGS at equal residual (issue 16; bench/README.md,
+# "FCLIB: block PGS against Siconos NSGS"). Bench only: Siconos (Debian libsiconos-numerics-dev) is
+# installed by bench/install-siconos.sh when missing and is needed by nothing else; make test / make
+# demo never build bench/fclib_siconos.c. FCLIB_ARGS is passed last (e.g. FCLIB_ARGS="--runs 3").
+SICONOS_INC  ?= /usr/include/siconos
+SICONOS_LIBS ?= -lsiconos_numerics
+FCLIB_BIN    := $(BUILD)/bench/fclib_siconos
+FCLIB_CSV    := bench/results/fclib_$(shell hostname).csv
+-include $(FCLIB_BIN).d
+
+$(FCLIB_BIN): bench/fclib_siconos.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -isystem $(SICONOS_INC) -isystem $(SICONOS_INC)/numerics -MMD -MP $(LDFLAGS_ALL) -o $@ $< \
+	    $(LIB) $(SICONOS_LIBS) $(PKG_LIBS)
+
+bench-fclib:
+	bash bench/install-siconos.sh
+	$(MAKE) $(FCLIB_BIN)
+	@mkdir -p bench/results
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(FCLIB_BIN) --out $(FCLIB_CSV) $(FCLIB_ARGS)
 
 # Every Newton regression scene of issue 15 (box-on-box impacts included, ~3 min, one thread) with
 # the acceptance checks, the table in tests/newton_table.md (tests/README.md quotes it).

@@ -41,6 +41,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum {
     P_MU, P_C, P_W, P_ETA, P_R, P_P0, P_BETA0, P_MARGIN, P_THICK, P_DEBOND, P_LAW, P_TANG, P_MAX_ITER, P_TOL,
@@ -147,8 +148,10 @@ typedef struct {
     ct_pgs_result res;
     double min_gap;             /* the deepest end-of-step gap (m; negative: penetration) */
     int ngroups;                /* groups of coupled contacts in the last step */
+    long w_blocks;              /* dim×dim blocks of W in the last step */
+    double t_contacts, t_delassus, t_pgs; /* wall time of the last step's phases (s) */
     int started;
-    const char *names[10];
+    const char *names[14];
 } lcp_state;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -209,9 +212,10 @@ static ct_status init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *di
     for (int q = 0; q < st->np; ++q) st->part_kin[q] = q >= c->nbodies || (q < st->cm.npart && st->cm.part_kin[q]);
     if ((s = ct_pair_map_init(&st->pairs, sizeof(pair_rec))) != CT_OK) return s;
     ct_candidates_init(&st->cand);
-    static const char *const names[10] = {"lcp_contacts", "lcp_bonded", "beta_min", "beta_mean", "beta_max",
-                                          "pgs_iters", "pgs_residual", "pgs_converged", "min_gap", "lcp_groups"};
-    for (int k = 0; k < 10; ++k) st->names[k] = names[k];
+    static const char *const names[14] = {"lcp_contacts", "lcp_bonded", "beta_min", "beta_mean", "beta_max",
+                                          "pgs_iters", "pgs_residual", "pgs_converged", "min_gap", "lcp_groups",
+                                          "w_blocks", "t_contacts", "t_delassus", "t_pgs"};
+    for (int k = 0; k < 14; ++k) st->names[k] = names[k];
     return CT_OK;
 }
 
@@ -285,6 +289,13 @@ static double prim_dist(const ct_surface *s, int dim, const double *x, int v, in
 
 static ct_status grow(void **p, long *cap, long need, size_t sz);
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Per (vertex, partner participant): the closest primitive of the candidates. */
 typedef struct {
     int v, q, f;
@@ -340,14 +351,27 @@ static void rel_velocity(const contact *ct, int dim, const double *vx, double *v
 /* The adhesion area of vertex v against participant q for the contact normal n (towards v):
  * its face-aware weight (the area it presents to the partner); between two movable bodies the
  * contacts of both sides carry the interface, each half; against a half-space or a kinematic
- * body the vertex carries it whole; a kinematic vertex carries none. The partner primitive's own
- * area caps it (paper §5.1: the smaller of the two primitives' areas). */
-static double contact_area(const lcp_state *st, int v, int pa, int pb, const double *n, double prim_area)
+ * body the vertex carries it whole; a kinematic vertex carries none. So a flat interface carries
+ * its area once at any pair of resolutions. Not the paper's "smaller of the two primitives'
+ * averaged areas" (§5.1): with these vertex areas (⅓ of the incident faces, not their mean) a
+ * cap by the partner face's area halves the interface on matched meshes (README.md). */
+static double contact_area(const lcp_state *st, int v, int pa, int pb, const double *n)
 {
     if (st->part_kin[pa]) return 0.0;
-    double a = ct_contact_mesh_vertex_weight(&st->cm, v, n);
-    if (prim_area > 0.0) a = fmin(a, prim_area);
+    const double a = ct_contact_mesh_vertex_weight(&st->cm, v, n);
     return st->part_kin[pb] ? a : 0.5 * a;
+}
+
+/* Whether surface edge e lies inside a flat region at x: its two faces coplanar (normals within
+ * 1e-6 of each other). An edge crossing such an edge crosses the plane of its faces, and the
+ * vertex contacts of its own end points already keep them in front of that plane: only edges
+ * with a crease on both sides need an edge–edge contact. */
+static int flat_edge(const ct_contact_mesh *cm, const double *x, int e)
+{
+    if (cm->ef_ptr[e + 1] - cm->ef_ptr[e] != 2) return 0;
+    double n[2][3];
+    for (int k = 0; k < 2; ++k) prim_normal(cm->s, 3, x, cm->ef_face[cm->ef_ptr[e] + k], n[k]);
+    return n[0][0] * n[1][0] + n[0][1] * n[1][1] + n[0][2] * n[1][2] > 1.0 - 1e-6;
 }
 
 /* 3D edge–edge contacts from the swept candidates: edges that cross where no vertex is near (the
@@ -365,6 +389,7 @@ static ct_status edge_contacts(lcp_state *st, const ct_step_ctx *c, const double
         double P0[4][3];
         for (int k = 0; k < 4; ++k)
             for (int d = 0; d < 3; ++d) P0[k][d] = x0[(size_t)v[k] * 3 + d];
+        if (flat_edge(&st->cm, x0, ea) || flat_edge(&st->cm, x0, eb)) continue;
         double sa, sb;
         ct_ee_closest(P0[0], P0[1], P0[2], P0[3], &sa, &sb);
         const double eps = 1e-9;
@@ -505,7 +530,6 @@ static ct_status find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
         ct.pa = c->vert_part[v], ct.pb = B[i].q;
         ct.gap = 0.0;
         for (int d = 0; d < dim; ++d) ct.gap += n[d] * r[d];
-        ct.area = dim == 3 ? s->face_area[f] : s->edge_area[f];
         ct.prim = f;
         if ((rs = push_contact(st, &ct)) != CT_OK) break;
     }
@@ -518,8 +542,7 @@ static ct_status find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
         double vr[3];
         rel_velocity(ct, dim, vx, vr);
         make_frame(dim, vr, ct->fr);
-        const double prim_area = ct->area;
-        ct->area = st->cadh > 0.0 ? contact_area(st, ct->v[0], ct->pa, ct->pb, ct->fr[0], ct->pb < c->nbodies ? prim_area : 0.0) : 0.0;
+        ct->area = st->cadh > 0.0 && !ct->edge ? contact_area(st, ct->v[0], ct->pa, ct->pb, ct->fr[0]) : 0.0;
         const pair_rec *R = ct_pair_map_find(&st->pairs, ct->key);
         ct->beta = R ? R->beta : (!st->started ? st->beta0 : 0.0);
         for (int r = 0; r < 3; ++r) {
@@ -716,17 +739,24 @@ static ct_status step(void *p, const ct_step_ctx *c, const ct_linear_system *sys
     ct_diag *diag = sys->diag;
     const int dim = c->dim;
     /* the faces' normals at xⁿ for the face-aware contact areas */
+    double t0 = now();
     ct_status s = st->cadh > 0.0 ? ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0) : CT_OK;
     if (s == CT_OK) s = find_contacts(st, c, sys);
+    double t1 = now();
+    st->t_contacts = t1 - t0, st->t_delassus = st->t_pgs = 0.0;
     st->res = (ct_pgs_result){0, 1, 0.0};
-    st->ngroups = 0;
+    st->ngroups = 0, st->w_blocks = 0;
     if (s != CT_OK || st->m == 0) goto done;
     if ((s = build_problem(st, c, sys, &st->ngroups)) != CT_OK) goto done;
+    st->w_blocks = st->ptr[st->m];
+    double t2 = now();
+    st->t_delassus = t2 - t1;
     const int m = (int)st->m;
     ct_pgs_problem P = {m, dim, st->ptr, st->col, st->val, st->q, st->mu_arr, st->adh};
     ct_pgs_opts o = st->opts;
     o.seed = (unsigned long)c->step + 1;
     if ((s = ct_pgs_solve(&P, &o, st->lam, st->u, NULL, &st->res, diag)) != CT_OK) goto done;
+    st->t_pgs = now() - t2;
     for (int a = 0; a < m; ++a) {
         contact *ct = &st->c[st->order[a]];
         for (int rr = 0; rr < dim; ++rr) {
@@ -778,8 +808,9 @@ static ct_status end_step(void *p, const ct_step_ctx *c, const double *x_next, c
     for (long i = 0; i < st->m; ++i) {
         contact *ct = &st->c[i];
         /* the gap at x^{n+1}: with the step's frame (linear), and for a vertex–face contact the
-         * signed distance to the same face (the sign from its outward normal), which the
-         * linearization misses when the vertex slides along a face that turns */
+         * distance to the same face, negative when the vertex is behind the face's plane with its
+         * closest point inside the face (penetration), which the linearization misses when the
+         * vertex slides along a face that turns */
         double g = ct->off;
         for (int k = 0; k < ct->nv; ++k)
             for (int d = 0; d < dim; ++d) g += ct->w[k] * ct->fr[0][d] * x_next[(size_t)ct->v[k] * dim + d];
@@ -795,7 +826,10 @@ static ct_status end_step(void *p, const ct_step_ctx *c, const double *x_next, c
                 for (int k = 0; k < (dim == 3 ? 3 : 2); ++k) r[d] -= wb[k] * x_next[(size_t)pv[k] * dim + d];
                 rn += r[d] * nf[d];
             }
-            gt = rn < 0.0 ? -dist : dist;
+            /* behind the face's plane with the closest point inside the face: penetration */
+            int inside = 1;
+            for (int k = 0; k < (dim == 3 ? 3 : 2); ++k) inside &= wb[k] > 1e-12;
+            gt = rn < 0.0 && inside ? -dist : dist;
         }
         st->min_gap = fmin(st->min_gap, gt);
         double beta = ct->beta;
@@ -856,7 +890,7 @@ static ct_status forces(void *p, const ct_step_ctx *c, const double *x, ct_force
             bmin = fmin(bmin, ct->beta), bmax = fmax(bmax, ct->beta), bsum += ct->beta, ++nb;
         }
     }
-    const double vals[10] = {(double)st->m,
+    const double vals[14] = {(double)st->m,
                              (double)bonded,
                              nb ? bmin : NAN,
                              nb ? bsum / (double)nb : NAN,
@@ -865,8 +899,12 @@ static ct_status forces(void *p, const ct_step_ctx *c, const double *x, ct_force
                              st->res.residual,
                              (double)st->res.converged,
                              st->m ? st->min_gap : NAN,
-                             (double)st->ngroups};
-    const int ns = out->nscalars < 10 ? out->nscalars : 10;
+                             (double)st->ngroups,
+                             (double)st->w_blocks,
+                             st->t_contacts,
+                             st->t_delassus,
+                             st->t_pgs};
+    const int ns = out->nscalars < 14 ? out->nscalars : 14;
     for (int k = 0; k < ns; ++k) {
         out->scalar_names[k] = st->names[k];
         out->scalars[k] = vals[k];
