@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""lcp_pgs counterpart of experiments/pull_peel: the same plates and loads with contact.model =
+lcp_pgs (pull_lcp.json, peel_lcp.json; Gascón et al. 2010), compared with the ipc_adhesion runs
+(analyze.py's ramp + fine pass) and the rcc_ipc runs (analyze_rcc.py) of the same OUTDIR.
+
+Parameters matched by the peak traction and the adhesion energy (README.md, "lcp_pgs counterpart"):
+lcp_pgs takes rcc_ipc's C = C_N = Y·ε_c/d̂_p and W = Y·ε_c·d̂_p and η: Gascón's normal law is the
+linear RCC law (eq. 10, 12), with the rate-independent peak √(C W) = Y·ε_c at d* = √(W/C) = d̂_p.
+
+Also reads the pull at h = 10 ms and h = 1 ms (pull_lcp_h10ms.h5, pull_lcp_h1ms.h5): penetration
+and time per step. Checks the lcp_pgs claims of README.md (exit 1 if one fails), prints the three
+models side by side, writes OUTDIR/pull_peel_lcp.png."""
+import os
+import sys
+
+import numpy as np
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from contactlab import cli, figures, params as logged  # noqa: E402
+from contactlab.claims import Claims  # noqa: E402
+from analyze import Case  # noqa: E402
+from analyze_rcc import RccRun  # noqa: E402
+from analyze import Run  # noqa: E402
+
+
+class LcpRun(Run):
+    """One lcp_pgs run: total adhesion = normal + tangential (y), its contact statistics."""
+
+    def __init__(self, path, name):
+        super().__init__(path)
+        self.name = name
+        self.tris = self.mesh["surface_faces"]
+        self.tot = self.adh + self.adh_t[:, 1]
+        self.kp = int(np.argmax(self.tot))
+        self.peak = float(self.tot[self.kp])
+        self.t_peak = float(self.t[self.kp])
+        self.contacts = self.model["lcp_contacts"]
+        self.bonded = self.model["lcp_bonded"]
+        self.min_gap = self.model["min_gap"]
+        self.pgs = self.model["pgs_iters"]
+        self.pgs_conv = self.model["pgs_converged"]
+
+    def debond_times(self, dd):
+        """Per column of pairs (rest x), the first time its mean gap exceeds dd (NaN: never)."""
+        out = np.full(len(self.cols), np.nan)
+        for j in range(1, len(self.tf)):
+            new = np.isnan(out) & (self.column_gaps(j) > dd)
+            out[new] = self.tf[j]
+        return out
+
+
+def main():
+    args = cli.parser(__doc__, "plots/out/pull_peel", quick=True).parse_args()
+    out = args.outdir
+    sfx = "_quick" if args.quick else ""
+    pull, peel = (LcpRun(os.path.join(out, f"{c}_lcp{sfx}.h5"), c) for c in ("pull", "peel"))
+    ipull, ipeel = Case(out, "pull", sfx), Case(out, "peel", sfx)
+    rpull, rpeel = RccRun(os.path.join(out, f"pull_rcc{sfx}.h5"), "pull"), RccRun(os.path.join(out, f"peel_rcc{sfx}.h5"), "peel")
+    hruns = {}
+    for tag in ("h10ms", "h1ms"):
+        p = os.path.join(out, f"pull_lcp{sfx}_{tag}.h5")
+        if os.path.exists(p):
+            hruns[tag] = LcpRun(p, f"pull {tag}")
+
+    C, W, eta = logged.values(pull, "c", "w", "eta")
+    dd = logged.value(pull, "debond_gap")
+    thick = logged.value(pull, "thickness")
+    h = pull.scene["time"]["dt"]
+    dstar = np.sqrt(W / C)
+    size = pull.scene["bodies"][1]["mesh"]["size"]
+    A = size[0] * size[2]
+    A_eff = A  # lcp_pgs's contact areas are the face-aware weights: a flat face carries its area
+    T = np.sqrt(C * W)
+    F_th = T * A_eff
+    Y = min(b["material"]["E"] for b in ipull.R.scene["bodies"])
+    ye = Y * logged.value(ipull.R, "eps_c")
+    dp = logged.value(ipull.R, "dhat_p")
+    claims = Claims()
+    print(f"lcp_pgs: C = {C:g} N/m³, W = {W:g} J/m², η = {eta:g} J·s/m²; √(C W) = {T:g} Pa (ipc_adhesion Y·ε_c = "
+          f"{ye:g} Pa) at d* = √(W/C) = {dstar * 1e3:g} mm (d̂_p = {dp * 1e3:g} mm); debond_gap {dd * 1e3:g} mm, "
+          f"thickness {thick * 1e6:g} µm; h = {h:g} s; A = {A:g} m², √(C W)·A = {F_th:.2f} N")
+
+    # ---- claims ----
+    for r in (pull, peel):
+        claims.check(np.all(r.pgs_conv[r.contacts > 0] == 1),
+                     f"lcp {r.name}: PGS converged in every step with contacts (tol {logged.value(r, 'pgs_tol'):g}; "
+                     f"sweeps mean {r.pgs[r.contacts > 0].mean():.1f}, max {int(r.pgs.max())})")
+    g = pull.gaps(pull.kp + 1)
+    gi = g[~pull.rim]
+    claims.check(abs(pull.peak / F_th - 1) <= 0.05,
+                 f"lcp pull: peak total adhesion {pull.peak:.2f} N = √(C W)·A = {F_th:.2f} N within 5 % "
+                 f"({(pull.peak / F_th - 1) * 100:+.2f} %) at t = {pull.t_peak:.3f} s")
+    claims.check(abs(gi.mean() / dstar - 1) <= 0.05,
+                 f"lcp pull: interior mean gap at the peak {gi.mean() / dstar:.4f} d* (within 5 %; min "
+                 f"{gi.min() / dstar:.4f}, max {gi.max() / dstar:.4f}; rim pairs {g[pull.rim].mean() / dstar:.4f} d*)")
+    for r in (pull, peel):
+        gl = r.gaps(len(r.tf) - 1)
+        claims.check(np.all(r.adh[-3:] == 0) and r.bonded[-1] == 0 and gl.min() > dd,
+                     f"lcp {r.name}: the adhesion force drops to 0 (0 in the last 3 steps, no bonded contact, min gap "
+                     f"{gl.min() * 1e3:.1f} mm > debond_gap at t = {r.t[-1]:.3f} s)")
+    ratio = peel.peak / pull.peak
+    claims.check(peel.peak < pull.peak, f"lcp peel: lower adhesion peak than the lcp pull ({peel.peak:.2f} N < "
+                 f"{pull.peak:.2f} N, ratio {ratio:.3f})")
+    tde = peel.debond_times(dd)
+    cols = pull.cols
+    iend = [0, len(cols) - 1]
+    icen = int(np.argmin(np.abs(cols)))
+    iq = [int(np.argmin(np.abs(cols + 0.25 * size[0]))), int(np.argmin(np.abs(cols - 0.25 * size[0])))]
+    prog = all(tde[e] < tde[q] < tde[icen] for e, q in zip(iend, iq))
+    claims.check(prog, f"lcp peel: debonding progresses from the ends: on each side the end column passes debond_gap "
+                 f"before the quarter point, which passes before the centre (ends {1e3 * (tde[0] - peel.t_peak):.1f} / "
+                 f"{1e3 * (tde[-1] - peel.t_peak):.1f} ms, quarters {1e3 * (tde[iq[0]] - peel.t_peak):.1f} / "
+                 f"{1e3 * (tde[iq[1]] - peel.t_peak):.1f} ms, centre {1e3 * (tde[icen] - peel.t_peak):.1f} ms after the peak)")
+    for r in [pull, peel] + list(hruns.values()):
+        pen = -min(0.0, float(np.nanmin(r.min_gap)))
+        print(f"  lcp {r.name}: deepest penetration {pen * 1e3:.4f} mm (min end-of-step gap "
+              f"{np.nanmin(r.min_gap) * 1e3:+.4f} mm), intersecting pairs at most {int(r.inter.max())} "
+              "(a metric: lcp_pgs is not intersection-free)")
+
+    # ---- three models side by side ----
+    print("\nthree models (ipc_adhesion: ramp 10 ms + fine pass 0.5 ms; rcc_ipc: %g ms; lcp_pgs: %g ms)"
+          % (1e3 * rpull.scene["time"]["dt"], 1e3 * h))
+    print(f"{'':44s} {'ipc_adhesion':>14s} {'rcc_ipc':>14s} {'lcp_pgs':>14s}")
+
+    def row(label, a, b, c, fmt):
+        print(f"  {label:42s} {format(a, fmt):>14s} {format(b, fmt):>14s} {format(c, fmt):>14s}")
+    rows = []
+    for nm, ic, rc, lc in (("pull", ipull, rpull, pull), ("peel", ipeel, rpeel, peel)):
+        nst = len(ic.R.t) + len(ic.F.t)
+        row(f"{nm}: peak total adhesion force (N)", ic.peak, rc.peak, lc.peak, ".2f")
+        row(f"{nm}: peak / (Y·ε_c·A)", ic.peak / (ye * A), rc.peak / (ye * A), lc.peak / (ye * A), ".4f")
+        row(f"{nm}: time of the peak (s)", ic.t_peak, rc.t_peak, lc.t_peak, ".4f")
+        row(f"{nm}: steps", nst, len(rc.t), len(lc.t), "d")
+        row(f"{nm}: wall time per step (ms)", 1e3 * (ic.R.wall.sum() + ic.F.wall.sum()) / nst, 1e3 * rc.wall.mean(),
+            1e3 * lc.wall.mean(), ".1f")
+        row(f"{nm}: wall time in all (s)", ic.R.wall.sum() + ic.F.wall.sum(), rc.wall.sum(), lc.wall.sum(), ".1f")
+        pen = [max(0.0, -float(np.min(x))) for x in (ic.R.steps["min_distance"], rc.steps["min_distance"])]
+        row(f"{nm}: deepest penetration (mm)", 1e3 * pen[0], 1e3 * pen[1], 1e3 * max(0.0, -float(np.nanmin(lc.min_gap))), ".4f")
+        row(f"{nm}: intersecting pairs, max", int(ic.R.inter.max()), int(rc.inter.max()), int(lc.inter.max()), "d")
+        rows.append((nm, ic.peak, rc.peak, lc.peak))
+    row("peel / pull peak", ipeel.peak / ipull.peak, rpeel.peak / rpull.peak, ratio, ".3f")
+    if hruns:
+        print("\nlcp_pgs pull at other time steps:")
+        print(f"  {'h':>8s} {'steps':>6s} {'peak (N)':>9s} {'peak/(√(CW)A)':>14s} {'penetration (mm)':>17s} "
+              f"{'intersections':>13s} {'ms/step':>8s} {'PGS sweeps mean/max':>20s} {'contacts max':>12s}")
+        for r in [pull] + list(hruns.values()):
+            hh = r.scene["time"]["dt"]
+            print(f"  {hh * 1e3:6.1f}ms {len(r.t):6d} {r.peak:9.2f} {r.peak / F_th:14.4f} "
+                  f"{1e3 * max(0.0, -float(np.nanmin(r.min_gap))):17.4f} {int(r.inter.max()):13d} "
+                  f"{1e3 * r.wall.mean():8.1f} {r.pgs[r.contacts > 0].mean():10.1f} / {int(r.pgs.max()):<6d} "
+                  f"{int(r.contacts.max()):12d}")
+
+    if not args.no_plot:
+        plt = figures.pyplot()
+        if plt:
+            fig, axs = plt.subplots(1, 2, figsize=(12.5, 4.6))
+            col = {"pull": "C0", "peel": "C3"}
+            for ic, rc, lc in ((ipull, rpull, pull), (ipeel, rpeel, peel)):
+                c = col[lc.name]
+                axs[0].plot(ic.t, ic.adh, color=c, lw=1.2, label=f"ipc_adhesion {lc.name}")
+                axs[0].plot(rc.t, rc.tot, "--", color=c, lw=1.2, label=f"rcc_ipc {lc.name}")
+                axs[0].plot(lc.t, lc.tot, ":", color=c, lw=1.6, label=f"lcp_pgs {lc.name}")
+            axs[0].axhline(F_th, color="k", lw=0.8, ls="--", label=f"√(C W)·A = {F_th:.0f} N")
+            axs[0].set_xlabel("t (s)"), axs[0].set_ylabel("total adhesion force (N)")
+            axs[0].set_title("three models, matched peak traction and adhesion energy")
+            axs[0].legend(fontsize=7.5, loc="lower left"), axs[0].grid(alpha=0.3)
+            td = {"ipc_adhesion": ipeel.debond_times(2 * dp), "rcc_ipc": rpeel.debond_times(dd), "lcp_pgs": tde}
+            tp = {"ipc_adhesion": ipeel.t_peak, "rcc_ipc": rpeel.t_peak, "lcp_pgs": peel.t_peak}
+            for k, mk in (("ipc_adhesion", "o-"), ("rcc_ipc", "s--"), ("lcp_pgs", "^:")):
+                axs[1].plot(1e3 * cols, 1e3 * (td[k] - tp[k]), mk, label=f"{k} peel")
+            axs[1].set_xlabel("x of the column of pairs (mm)")
+            axs[1].set_ylabel("column mean gap passes 2 d̂_p: t − t_peak (ms)")
+            axs[1].set_title("peel: debonding from the ends to the centre")
+            axs[1].legend(fontsize=8), axs[1].grid(alpha=0.3)
+            fig.suptitle("pull_peel: ipc_adhesion (Fang et al.), rcc_ipc and lcp_pgs (Gascón et al.)")
+            figures.save(fig, out, "pull_peel_lcp.png")
+    return claims.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
