@@ -149,6 +149,47 @@ START_TEST(test_rate_independent_limit)
 }
 END_TEST
 
+/* The LCP model's traction form of the laws (ct_lcp_beta_rate; Gascón et al. eq. 11, 12, §5.3),
+ * explicit Euler as the model steps it, against the discrete closed forms:
+ *  - debonding at a constant gap g (the caller passes the traction pn = C β² g of eq. 10):
+ *    β̇ = (W − C g² β)/η while C g² β > W, so β_n = β∞ + (1 − β∞)(1 − h C g²/η)^n, β∞ = W/(C g²);
+ *  - bonding at a constant compression P (pn = −P, no tangential traction):
+ *    β̇ = r (P − β p₀), so β_n = (P/p₀)(1 − (1 − h r p₀)^n) from β = 0;
+ *  - the tangential traction alone debonds under compression as it does under traction (the
+ *    total traction of §5.3 is √(pn² + pt²) in traction, pt alone in compression).
+ * Both recursions to round-off (1e-14). */
+START_TEST(test_lcp_beta_laws)
+{
+    const ct_rcc_law L = {1e6, 0.0, 0.5, 1.0, 2e-4, 1e3}; /* C, (C_T unused), η, W, r, p₀ */
+    const double g = 1.5e-3, a = L.cn * g * g, binf = L.w / a, h = 1e-3;
+    const double q = 1.0 - h * a / L.eta;
+    ck_assert(a > L.w && q > 0.0 && q < 1.0);
+    double beta = 1.0, worst = 0.0;
+    for (int k = 1; k <= 300; ++k) {
+        beta += h * ct_lcp_beta_rate(&L, beta, L.cn * beta * beta * g, 0.0);
+        worst = fmax(worst, fabs(beta - (binf + (1.0 - binf) * pow(q, k))));
+    }
+    const double P = 800.0, qb = 1.0 - h * L.r * L.p0;
+    double b2 = 0.0, worst2 = 0.0;
+    for (int k = 1; k <= 300; ++k) {
+        b2 += h * ct_lcp_beta_rate(&L, b2, -P, 0.0);
+        worst2 = fmax(worst2, fabs(b2 - (P / L.p0) * (1.0 - pow(qb, k))));
+    }
+    /* pt alone: the same rate under compression (no bonding once β p₀ ≥ P) as in traction with pn = 0+ */
+    const double pt = 1500.0, bb = 0.9;
+    const double r_comp = ct_lcp_beta_rate(&L, bb, -100.0, pt), want = fmin(L.w - pt * pt / (L.cn * bb * bb * bb), 0.0) / L.eta;
+    const double r_trac = ct_lcp_beta_rate(&L, bb, 1e-300, pt);
+    printf("lcp β laws: debonding at constant gap %.1e from the recursion (β after 300 steps %.6f, β∞ %.6f); bonding at "
+           "constant compression %.1e (β %.6f, P/p₀ %.3f); tangential traction alone: %.6g /s under compression, %.6g "
+           "in traction, closed form %.6g\n", worst, beta, binf, worst2, b2, P / L.p0, r_comp, r_trac, want);
+    fflush(stdout);
+    ck_assert(worst < 1e-14 && worst2 < 1e-14);
+    ck_assert(fabs(r_comp - want) < 1e-12 * fabs(want) && fabs(r_trac - want) < 1e-12 * fabs(want));
+    ck_assert(ct_lcp_beta_rate(&L, 0.0, 1e4, 0.0) == 0.0); /* β = 0: nothing to debond */
+    ck_assert(ct_lcp_beta_rate(&L, 0.5, 100.0, 0.0) == 0.0); /* C g² β = p²/(Cβ³) = 0.08 < W: no change */
+}
+END_TEST
+
 /* A plate bonded to a fixed block (model rcc_ipc, β₀ = 1, no bonding rate, W far above the
  * elastic energy of the rest gap) rests under gravity for 100 steps: the pairs are re-detected
  * every step under the same keys and keep β = 1 (a new pair would start at 0: beta_min would
@@ -259,6 +300,7 @@ static Suite *rcc_suite(void)
     tcase_add_test(tc, test_bonding_constant_pressure);
     tcase_add_test(tc, test_clamp_below);
     tcase_add_test(tc, test_rate_independent_limit);
+    tcase_add_test(tc, test_lcp_beta_laws);
     tcase_add_test(tc, test_resting_plate_keeps_beta);
     tcase_add_test(tc, test_bond_rotation_no_slip);
     suite_add_tcase(s, tc);

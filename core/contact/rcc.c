@@ -38,3 +38,12 @@ double ct_rcc_energy_density(const ct_rcc_law *L, double beta, double d, double 
 {
     return 0.5 * beta * beta * (L->cn * d * d + L->ct * u2);
 }
+
+double ct_lcp_beta_rate(const ct_rcc_law *L, double beta, double pn, double pt)
+{
+    double rate = 0.0, p2 = pt * pt;
+    if (pn > 0.0) p2 += pn * pn;
+    else rate += L->r * fmax(-pn - beta * L->p0, 0.0);
+    if (beta > 0.0 && p2 > 0.0 && L->cn > 0.0) rate += fmin(L->w - p2 / (L->cn * beta * beta * beta), 0.0) / L->eta;
+    return rate;
+}

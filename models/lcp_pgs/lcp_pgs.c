@@ -37,6 +37,7 @@
 #include "contactlab/ct_model.h"
 #include "contactlab/ct_pairs.h"
 #include "contactlab/ct_pgs.h"
+#include "contactlab/ct_rcc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -773,30 +774,15 @@ done:
 /* ------------------------------------------------------------------------------------------ */
 /* after the step: β (§5.3), the tracked pairs                                                 */
 
-/* β̇ of §5.3 for a contact with impulses lam (frame) over area A: normal traction (λ_n < 0):
- * debonding by eq. 12 with the total adhesive traction p = |λ|/(hA) standing for the gap
- * g = p/(C β²) of eq. 10; compression: bonding by eq. 11 with the pressure λ_n/(hA), plus
- * debonding by the tangential adhesive traction alone. */
+/* β̇ of §5.3 for a contact with impulses lam (frame) over area A: ct_lcp_beta_rate with the normal
+ * traction −λ_n/(hA) and the tangential adhesive traction |λ_T|/(hA). */
 static double beta_rate(const lcp_state *st, double beta, const double *lam, double A, double h, int dim)
 {
     if (!(A > 0.0) || !(st->cadh > 0.0)) return 0.0;
-    double pt2 = 0.0;
-    for (int r = 1; r < dim; ++r) pt2 += lam[r] * lam[r];
-    pt2 /= (h * A) * (h * A);
-    const double pn = -lam[0] / (h * A); /* traction positive */
-    double rate = 0.0;
-    double p2;
-    if (pn > 0.0) {
-        p2 = pn * pn + pt2;
-    } else {
-        rate += st->r * fmax(-pn - beta * st->p0, 0.0);
-        p2 = pt2;
-    }
-    if (beta > 0.0 && p2 > 0.0) {
-        const double cgb = p2 / (st->cadh * beta * beta * beta); /* C g² β with g = p/(C β²) */
-        rate += fmin(st->w - cgb, 0.0) / st->eta;
-    }
-    return rate;
+    double lt2 = 0.0;
+    for (int r = 1; r < dim; ++r) lt2 += lam[r] * lam[r];
+    const ct_rcc_law L = {st->cadh, 0.0, st->eta, st->w, st->r, st->p0};
+    return ct_lcp_beta_rate(&L, beta, -lam[0] / (h * A), sqrt(lt2) / (h * A));
 }
 
 static ct_status end_step(void *p, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats)

@@ -1,6 +1,7 @@
 /* ct_rcc.h — the Raous–Cangemi–Cocou adhesion law as the RCC-in-IPC model and the LCP model use it
  * (paper 000 §3.2, eq. 5–9; paper 001 §4, eq. 10–12): energy densities per unit area and the
- * evolution of the adhesion intensity β of a contact pair.
+ * evolution of the adhesion intensity β of a contact pair, and the LCP model's traction form of the
+ * same laws (ct_lcp_beta_rate).
  *
  *   normal adhesion      P_N = C_N/2 · β² d²        (eq. 5, d the gap)
  *   tangential adhesion  P_T = C_T/2 · β² ‖u‖²      (eq. 6, u the tangential relative displacement
@@ -41,5 +42,15 @@ double ct_rcc_normal_traction_limit(const ct_rcc_law *L, double d);
 
 /* The energy density C_N/2 β² d² + C_T/2 β² u2 (J/m²) of a pair. */
 double ct_rcc_energy_density(const ct_rcc_law *L, double beta, double d, double u2);
+
+/* β̇ of the LCP model (Gascón et al. 2010 eq. 11, 12, §5.3) for a contact whose impulse gives the
+ * normal traction pn (Pa, positive in tension: −λ_n/(hA)) and the tangential adhesive traction
+ * pt ≥ 0 (|λ_T|/(hA)), with C = L->cn, W, η, r, p_0 of L (L->ct unused):
+ *   pn > 0 (traction):      β̇ = min(W − C g² β, 0)/η with the total traction p = √(pn² + pt²)
+ *   pn ≤ 0 (compression):   β̇ = r max(−pn − β p_0, 0) + min(W − C g² β, 0)/η with p = pt
+ * where the gap is that of eq. 10 at the traction p, g = p/(C β²), so C g² β = p²/(C β³) (the
+ * debonding term is 0 for β = 0 or p = 0). At constant gap g a caller passing pn = C β² g gets
+ * eq. 12 exactly: β̇ = min(W − C g² β, 0)/η. */
+double ct_lcp_beta_rate(const ct_rcc_law *L, double beta, double pn, double pt);
 
 #endif
