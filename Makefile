@@ -130,7 +130,7 @@ bench: $(BENCH_BIN)
 
 # FCLIB: the block PGS against Siconos numerics' fc3d NSGS at equal residual (issue 16; bench/README.md,
 # "FCLIB: block PGS against Siconos NSGS"). Bench only: Siconos (Debian libsiconos-numerics-dev) is
-# installed by bench/install-siconos.sh when missing and is needed by nothing else; make test / make
+# installed by scripts/install-deps.sh libsiconos-numerics-dev when missing and is needed by nothing else; make test / make
 # demo never build bench/fclib_siconos.c. FCLIB_ARGS is passed last (e.g. FCLIB_ARGS="--runs 3").
 SICONOS_INC  ?= /usr/include/siconos
 SICONOS_LIBS ?= -lsiconos_numerics
@@ -144,7 +144,7 @@ $(FCLIB_BIN): bench/fclib_siconos.c $(LIB)
 	    $(LIB) $(SICONOS_LIBS) $(PKG_LIBS)
 
 bench-fclib:
-	bash bench/install-siconos.sh
+	bash scripts/install-deps.sh libsiconos-numerics-dev
 	$(MAKE) $(FCLIB_BIN)
 	@mkdir -p bench/results
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(FCLIB_BIN) --out $(FCLIB_CSV) $(FCLIB_ARGS)

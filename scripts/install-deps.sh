@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Install the Debian packages contactlab needs (DESIGN §10).
-#   scripts/install-deps.sh          install what is missing (as root)
-#   scripts/install-deps.sh --print  print the apt-get command and exit
+#   scripts/install-deps.sh                install what is missing (as root)
+#   scripts/install-deps.sh --print        print the apt-get command and exit
+#   scripts/install-deps.sh [--print] PKG  the same for the packages named instead (a bench-only
+#                                          dependency: make bench-fclib installs Siconos this way)
 set -eu
+print=0
+[ "${1:-}" = "--print" ] && { print=1; shift; }
 PKGS="libsuitesparse-dev liblapacke-dev libopenblas-dev libgsl-dev libhdf5-dev hdf5-tools \
 libjansson-dev check libsubunit-dev pkg-config gnuplot-nox python3-matplotlib python3-h5py python3-numpy"
-if [ "${1:-}" = "--print" ]; then
+[ $# -gt 0 ] && PKGS="$*"
+if [ $print = 1 ]; then
     echo "apt-get update && apt-get install -y $PKGS"
     exit 0
 fi

@@ -4,6 +4,7 @@
  * then the sizes are checked against each other, the scalar entries of W gathered as (row, col,
  * value) whatever the storage, bucketed by block row and summed into the dim × dim blocks. */
 #include "contactlab/ct_fclib.h"
+#include "contactlab/ct_h5log.h"
 
 #include <hdf5.h>
 
@@ -31,30 +32,10 @@ typedef struct {
     ct_diag *diag;
 } reader;
 
-typedef struct {
-    char text[256];
-    int found;
-} err_detail;
-
-static herr_t err_walk_cb(unsigned n, const H5E_error2_t *e, void *data)
-{
-    (void)n;
-    err_detail *d = data;
-    if (!d->found && e && e->desc) {
-        snprintf(d->text, sizeof d->text, "%s", e->desc);
-        d->found = 1;
-    }
-    return 0;
-}
-
-/* A failed HDF5 call on `obj`, with the innermost message of HDF5's error stack. */
+/* A failed HDF5 call on `obj`, with the innermost message of HDF5's error stack (ct_h5_fail). */
 static ct_status h5_fail(const reader *r, ct_status s, const char *obj, const char *what)
 {
-    err_detail d = {{0}, 0};
-    if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, err_walk_cb, &d) < 0) d.found = 0;
-    if (H5Eclear2(H5E_DEFAULT) < 0) d.found = 0; /* harmless: the next API call clears the stack */
-    if (d.found) return ct_diag_add(r->diag, s, "%s: %s: %s (HDF5: %s)", r->path, obj, what, d.text);
-    return ct_diag_add(r->diag, s, "%s: %s: %s", r->path, obj, what);
+    return ct_h5_fail(r->diag, s, r->path, obj, what);
 }
 
 /* Does every component of the absolute path `ds` exist, the inner ones as groups? CT_OK, or a

@@ -86,9 +86,7 @@ static herr_t err_walk_cb(unsigned n, const H5E_error2_t *e, void *data)
     return 0;
 }
 
-/* Report a failed HDF5 call, adding the innermost message of HDF5's error stack. */
-static ct_status h5_fail(ct_diag *diag, ct_status s, const char *file, const char *obj,
-                         const char *what)
+ct_status ct_h5_fail(ct_diag *diag, ct_status s, const char *file, const char *obj, const char *what)
 {
     err_detail d = {{0}, 0};
     if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, err_walk_cb, &d) < 0) d.found = 0;
@@ -117,7 +115,7 @@ static herr_t h5_close(hid_t id)
 static void close_checked(hid_t id, ct_status *st, ct_diag *diag, const char *file,
                           const char *obj)
 {
-    if (h5_close(id) < 0 && *st == CT_OK) *st = h5_fail(diag, CT_ELIB, file, obj, "closing failed");
+    if (h5_close(id) < 0 && *st == CT_OK) *st = ct_h5_fail(diag, CT_ELIB, file, obj, "closing failed");
 }
 
 /* 1 if every link along `path` exists, 0 if one is missing, -2 if a parent is not a
@@ -153,7 +151,7 @@ static int path_exists(hid_t loc, const char *path)
 static ct_status path_fail(ct_diag *diag, int e, const char *file, const char *path)
 {
     if (e == -2) return ct_diag_add(diag, CT_EINPUT, "%s: %s: a parent of this path is not a group", file, path);
-    return h5_fail(diag, CT_ELIB, file, path, "looking up the path failed");
+    return ct_h5_fail(diag, CT_ELIB, file, path, "looking up the path failed");
 }
 
 static hid_t mem_type(ct_h5_type t) { return t == CT_H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE; }
@@ -216,9 +214,9 @@ static ct_status put_attr(ct_h5log *lg, const char *obj, const char *name, hid_t
     if (e < 0) return path_fail(lg->diag, e, lg->path, obj);
     hid_t o = e ? H5Oopen(lg->file, obj, H5P_DEFAULT)
                 : H5Gcreate2(lg->file, obj, lg->lcpl, H5P_DEFAULT, H5P_DEFAULT);
-    if (o < 0) return h5_fail(lg->diag, CT_EIO, lg->path, obj, e ? "opening failed" : "creating the group failed");
+    if (o < 0) return ct_h5_fail(lg->diag, CT_EIO, lg->path, obj, e ? "opening failed" : "creating the group failed");
     const char *err = attr_put(o, name, ftype, mtype, buf);
-    if (err) st = h5_fail(lg->diag, CT_EIO, lg->path, where, err);
+    if (err) st = ct_h5_fail(lg->diag, CT_EIO, lg->path, where, err);
     close_checked(o, &st, lg->diag, lg->path, obj);
     return st;
 }
@@ -244,12 +242,12 @@ ct_status ct_h5log_open(ct_h5log **lgp, const char *path, ct_diag *diag)
     ct_status st = CT_OK;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST) < 0)
-        st = h5_fail(diag, CT_ELIB, path, "/", "setting up file access failed");
+        st = ct_h5_fail(diag, CT_ELIB, path, "/", "setting up file access failed");
     if (st == CT_OK && (lg->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
-        st = h5_fail(diag, CT_EIO, path, "/", "cannot create the file");
+        st = ct_h5_fail(diag, CT_EIO, path, "/", "cannot create the file");
     if (st == CT_OK && ((lg->lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
                         H5Pset_create_intermediate_group(lg->lcpl, 1) < 0))
-        st = h5_fail(diag, CT_ELIB, path, "/", "setting up link creation failed");
+        st = ct_h5_fail(diag, CT_ELIB, path, "/", "setting up link creation failed");
     close_checked(fapl, &st, diag, path, "/");
     if (st != CT_OK) {
         ct_h5log_close(lg);
@@ -265,7 +263,7 @@ ct_status ct_h5log_attr_str(ct_h5log *lg, const char *obj, const char *name, con
     if (!value) return ct_diag_add(lg->diag, CT_EINPUT, "%s: %s: NULL value for attribute %s", lg->path,
                                    obj ? obj : "?", name ? name : "?");
     hid_t t = vlen_str_type();
-    if (t < 0) return h5_fail(lg->diag, CT_ELIB, lg->path, obj ? obj : "?", "creating a string type failed");
+    if (t < 0) return ct_h5_fail(lg->diag, CT_ELIB, lg->path, obj ? obj : "?", "creating a string type failed");
     ct_status st = put_attr(lg, obj, name, t, t, &value);
     close_checked(t, &st, lg->diag, lg->path, obj ? obj : "?");
     return st;
@@ -303,12 +301,12 @@ ct_status ct_h5log_write(ct_h5log *lg, const char *path, ct_h5_type type, int ra
     if (e > 0) return ct_diag_add(lg->diag, CT_EINPUT, "%s: %s: already exists", lg->path, path);
 
     hid_t sp = H5Screate_simple(rank, hd, NULL), d = -1;
-    if (sp < 0) st = h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating the dataspace failed");
+    if (sp < 0) st = ct_h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating the dataspace failed");
     if (st == CT_OK && (d = H5Dcreate2(lg->file, path, file_type(type), sp, lg->lcpl, H5P_DEFAULT,
                                        H5P_DEFAULT)) < 0)
-        st = h5_fail(lg->diag, CT_EIO, lg->path, path, "creating the dataset failed");
+        st = ct_h5_fail(lg->diag, CT_EIO, lg->path, path, "creating the dataset failed");
     if (st == CT_OK && total > 0 && H5Dwrite(d, mem_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-        st = h5_fail(lg->diag, CT_EIO, lg->path, path, "writing the dataset failed");
+        st = ct_h5_fail(lg->diag, CT_EIO, lg->path, path, "writing the dataset failed");
     close_checked(d, &st, lg->diag, lg->path, path);
     close_checked(sp, &st, lg->diag, lg->path, path);
     return st;
@@ -363,24 +361,24 @@ ct_status ct_h5log_series(ct_h5log *lg, const char *path, ct_h5_type type, int r
 
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sp = -1, t = -1;
     if (dcpl < 0 || H5Pset_chunk(dcpl, s.rank, chunk) < 0)
-        st = h5_fail(lg->diag, CT_ELIB, lg->path, path, "setting up chunking failed");
+        st = ct_h5_fail(lg->diag, CT_ELIB, lg->path, path, "setting up chunking failed");
     if (st == CT_OK && (sp = H5Screate_simple(s.rank, s.dims, s.maxdims)) < 0)
-        st = h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating the dataspace failed");
+        st = ct_h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating the dataspace failed");
     if (st == CT_OK &&
         (s.dset = H5Dcreate2(lg->file, path, file_type(type), sp, lg->lcpl, dcpl, H5P_DEFAULT)) < 0)
-        st = h5_fail(lg->diag, CT_EIO, lg->path, path, "creating the dataset failed");
+        st = ct_h5_fail(lg->diag, CT_EIO, lg->path, path, "creating the dataset failed");
     if (st == CT_OK && (unit || definition) && (t = vlen_str_type()) < 0)
-        st = h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating a string type failed");
+        st = ct_h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating a string type failed");
     const char *err = NULL;
     if (st == CT_OK && unit && (err = attr_put(s.dset, "unit", t, t, &unit)))
-        st = h5_fail(lg->diag, CT_EIO, lg->path, path, err);
+        st = ct_h5_fail(lg->diag, CT_EIO, lg->path, path, err);
     if (st == CT_OK && definition && (err = attr_put(s.dset, "definition", t, t, &definition)))
-        st = h5_fail(lg->diag, CT_EIO, lg->path, path, err);
+        st = ct_h5_fail(lg->diag, CT_EIO, lg->path, path, err);
     if (st == CT_OK) {
         hsize_t one = 1;
         s.mspace = row_rank ? H5Screate_simple(row_rank, s.dims + 1, NULL) : H5Screate_simple(1, &one, NULL);
         if (s.mspace < 0 || (s.fspace = H5Dget_space(s.dset)) < 0)
-            st = h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating the row dataspaces failed");
+            st = ct_h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating the row dataspaces failed");
     }
     close_checked(t, &st, lg->diag, lg->path, path);
     close_checked(sp, &st, lg->diag, lg->path, path);
@@ -403,7 +401,7 @@ ct_status ct_h5log_start(ct_h5log *lg)
     if (!lg) return CT_EINPUT;
     if (lg->started) return CT_OK;
     if (H5Fstart_swmr_write(lg->file) < 0)
-        return h5_fail(lg->diag, CT_EIO, lg->path, "/", "switching to SWMR writing failed");
+        return ct_h5_fail(lg->diag, CT_EIO, lg->path, "/", "switching to SWMR writing failed");
     lg->started = 1;
     return CT_OK;
 }
@@ -419,7 +417,7 @@ ct_status ct_h5log_append(ct_h5log *lg, int id, const void *row)
     s->dims[0] = r + 1;
     if (H5Dset_extent(s->dset, s->dims) < 0) {
         s->dims[0] = r;
-        return h5_fail(lg->diag, CT_EIO, lg->path, s->path, "extending the series failed");
+        return ct_h5_fail(lg->diag, CT_EIO, lg->path, s->path, "extending the series failed");
     }
     s->start[0] = r;
     const char *err = NULL;
@@ -429,7 +427,7 @@ ct_status ct_h5log_append(ct_h5log *lg, int id, const void *row)
     else if (H5Dwrite(s->dset, s->mtype, s->mspace, s->fspace, H5P_DEFAULT, row) < 0)
         err = "writing the row failed";
     if (!err) return CT_OK;
-    ct_status st = h5_fail(lg->diag, CT_EIO, lg->path, s->path, err);
+    ct_status st = ct_h5_fail(lg->diag, CT_EIO, lg->path, s->path, err);
     /* Drop the unwritten row again if possible. */
     s->dims[0] = r;
     if (H5Dset_extent(s->dset, s->dims) < 0) s->dims[0] = r + 1;
@@ -440,7 +438,7 @@ ct_status ct_h5log_flush(ct_h5log *lg)
 {
     if (!lg) return CT_EINPUT;
     if (H5Fflush(lg->file, H5F_SCOPE_GLOBAL) < 0)
-        return h5_fail(lg->diag, CT_EIO, lg->path, "/", "flushing failed");
+        return ct_h5_fail(lg->diag, CT_EIO, lg->path, "/", "flushing failed");
     return CT_OK;
 }
 
@@ -457,7 +455,7 @@ ct_status ct_h5log_close(ct_h5log *lg)
     }
     close_checked(lg->lcpl, &st, lg->diag, lg->path, "/");
     if (lg->file >= 0 && H5Fclose(lg->file) < 0 && st == CT_OK)
-        st = h5_fail(lg->diag, CT_EIO, lg->path, "/", "closing the file failed");
+        st = ct_h5_fail(lg->diag, CT_EIO, lg->path, "/", "closing the file failed");
     free(lg->series);
     free(lg->path);
     free(lg);
@@ -477,7 +475,7 @@ static ct_status open_ro(const char *file, hid_t *f, ct_diag *diag)
         return ct_diag_add(diag, CT_EINPUT, "%s: %s", file, strerror(errno));
     *f = H5Fopen(file, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
     if (*f < 0) *f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (*f < 0) return h5_fail(diag, CT_EIO, file, "/", "cannot open as HDF5");
+    if (*f < 0) return ct_h5_fail(diag, CT_EIO, file, "/", "cannot open as HDF5");
     return CT_OK;
 }
 
@@ -489,7 +487,7 @@ static ct_status open_obj_ro(hid_t f, const char *file, const char *obj, hid_t *
     int e = path_exists(f, obj);
     if (e < 0) return path_fail(diag, e, file, obj);
     if (e == 0) return ct_diag_add(diag, CT_EINPUT, "%s: %s: no such object", file, obj);
-    if ((*o = H5Oopen(f, obj, H5P_DEFAULT)) < 0) return h5_fail(diag, CT_EIO, file, obj, "opening failed");
+    if ((*o = H5Oopen(f, obj, H5P_DEFAULT)) < 0) return ct_h5_fail(diag, CT_EIO, file, obj, "opening failed");
     return CT_OK;
 }
 
@@ -509,7 +507,7 @@ static ct_status read_doubles(hid_t f, const char *file, const char *dataset, do
     }
     H5T_class_t cls = H5T_NO_CLASS;
     if ((t = H5Dget_type(d)) < 0 || (cls = H5Tget_class(t)) < 0) {
-        st = h5_fail(diag, CT_ELIB, file, dataset, "reading the element type failed");
+        st = ct_h5_fail(diag, CT_ELIB, file, dataset, "reading the element type failed");
         goto done;
     }
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
@@ -522,7 +520,7 @@ static ct_status read_doubles(hid_t f, const char *file, const char *dataset, do
     if ((sp = H5Dget_space(d)) < 0 || (r = H5Sget_simple_extent_ndims(sp)) < 0 ||
         (npts = H5Sget_simple_extent_npoints(sp)) < 0 ||
         (r > 0 && r <= MAX_RANK && H5Sget_simple_extent_dims(sp, hd, NULL) < 0)) {
-        st = h5_fail(diag, CT_ELIB, file, dataset, "reading the shape failed");
+        st = ct_h5_fail(diag, CT_ELIB, file, dataset, "reading the shape failed");
         goto done;
     }
     if (r > MAX_RANK) {
@@ -531,7 +529,7 @@ static ct_status read_doubles(hid_t f, const char *file, const char *dataset, do
     }
     H5S_class_t sc = H5Sget_simple_extent_type(sp);
     if (sc == H5S_NO_CLASS) {
-        st = h5_fail(diag, CT_ELIB, file, dataset, "reading the shape failed");
+        st = ct_h5_fail(diag, CT_ELIB, file, dataset, "reading the shape failed");
         goto done;
     }
     if (sc == H5S_NULL) npts = 0;
@@ -547,7 +545,7 @@ static ct_status read_doubles(hid_t f, const char *file, const char *dataset, do
     }
     if (n > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
         free(buf);
-        st = h5_fail(diag, CT_EIO, file, dataset, "reading the data failed");
+        st = ct_h5_fail(diag, CT_EIO, file, dataset, "reading the data failed");
         goto done;
     }
     *data = buf;
@@ -575,7 +573,7 @@ ct_status ct_h5_read(const char *file, const char *dataset, double **data, int *
     ct_status st = open_ro(file, &f, diag);
     if (st != CT_OK) return st;
     st = read_doubles(f, file, dataset, data, rank, dims, diag);
-    if (H5Fclose(f) < 0 && st == CT_OK) st = h5_fail(diag, CT_EIO, file, "/", "closing failed");
+    if (H5Fclose(f) < 0 && st == CT_OK) st = ct_h5_fail(diag, CT_EIO, file, "/", "closing failed");
     if (st != CT_OK) {
         free(*data);
         *data = NULL;
@@ -596,7 +594,7 @@ ct_status ct_h5_read_attr_str(const char *file, const char *obj, const char *nam
     if ((st = open_obj_ro(f, file, obj, &o, diag)) != CT_OK) goto done;
     htri_t ex = H5Aexists(o, name);
     if (ex <= 0) {
-        st = ex < 0 ? h5_fail(diag, CT_ELIB, file, where, "looking up the attribute failed")
+        st = ex < 0 ? ct_h5_fail(diag, CT_ELIB, file, where, "looking up the attribute failed")
                     : ct_diag_add(diag, CT_EINPUT, "%s: %s: no such attribute", file, where);
         goto done;
     }
@@ -605,7 +603,7 @@ ct_status ct_h5_read_attr_str(const char *file, const char *obj, const char *nam
     if ((a = H5Aopen(o, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(a)) < 0 ||
         (cls = H5Tget_class(t)) < 0 || (sp = H5Aget_space(a)) < 0 ||
         (npts = H5Sget_simple_extent_npoints(sp)) < 0) {
-        st = h5_fail(diag, CT_ELIB, file, where, "opening the attribute failed");
+        st = ct_h5_fail(diag, CT_ELIB, file, where, "opening the attribute failed");
         goto done;
     }
     if (cls != H5T_STRING || npts != 1) {
@@ -614,7 +612,7 @@ ct_status ct_h5_read_attr_str(const char *file, const char *obj, const char *nam
     }
     htri_t vl = H5Tis_variable_str(t);
     if (vl < 0) {
-        st = h5_fail(diag, CT_ELIB, file, where, "reading the string type failed");
+        st = ct_h5_fail(diag, CT_ELIB, file, where, "reading the string type failed");
         goto done;
     }
     if (vl) {
@@ -622,26 +620,26 @@ ct_status ct_h5_read_attr_str(const char *file, const char *obj, const char *nam
         H5T_cset_t cset = H5Tget_cset(t);
         if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || cset < 0 ||
             H5Tset_cset(mt, cset) < 0) {
-            st = h5_fail(diag, CT_ELIB, file, where, "creating a string type failed");
+            st = ct_h5_fail(diag, CT_ELIB, file, where, "creating a string type failed");
             goto done;
         }
         if (H5Aread(a, mt, &p) < 0) {
-            st = h5_fail(diag, CT_EIO, file, where, "reading failed");
+            st = ct_h5_fail(diag, CT_EIO, file, where, "reading failed");
             goto done;
         }
         *value = str_dup(p ? p : "");
-        if (p && H5free_memory(p) < 0) st = h5_fail(diag, CT_ELIB, file, where, "freeing the string failed");
+        if (p && H5free_memory(p) < 0) st = ct_h5_fail(diag, CT_ELIB, file, where, "freeing the string failed");
     } else {
         size_t size = H5Tget_size(t);
         H5T_str_t pad = H5Tget_strpad(t);
         if (size == 0 || pad < 0) {
-            st = h5_fail(diag, CT_ELIB, file, where, "reading the string type failed");
+            st = ct_h5_fail(diag, CT_ELIB, file, where, "reading the string type failed");
             goto done;
         }
         char *buf = calloc(size + 1, 1);
         if (buf && H5Aread(a, t, buf) < 0) {
             free(buf);
-            st = h5_fail(diag, CT_EIO, file, where, "reading failed");
+            st = ct_h5_fail(diag, CT_EIO, file, where, "reading failed");
             goto done;
         }
         if (buf && pad == H5T_STR_SPACEPAD)

@@ -17,6 +17,11 @@ typedef struct ct_h5log ct_h5log;
 typedef enum { CT_H5_DOUBLE, CT_H5_INT } ct_h5_type;
 
 /* Create (truncate) `path`. */
+/* Report a failed HDF5 call on object `obj` of `file`: "FILE: OBJ: WHAT (HDF5: innermost message
+ * of HDF5's error stack)" into diag with status s (returned), and clear the stack. For every
+ * HDF5 reader and writer of the io layer. */
+ct_status ct_h5_fail(ct_diag *diag, ct_status s, const char *file, const char *obj, const char *what);
+
 ct_status ct_h5log_open(ct_h5log **lg, const char *path, ct_diag *diag);
 
 /* Attributes on an object (group or dataset path, "/" for the root); groups are created
