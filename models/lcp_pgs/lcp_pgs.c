@@ -366,13 +366,28 @@ static double contact_area(const lcp_state *st, int v, int pa, int pb, const dou
 /* Whether surface edge e lies inside a flat region at x: its two faces coplanar (normals within
  * 1e-6 of each other). An edge crossing such an edge crosses the plane of its faces, and the
  * vertex contacts of its own end points already keep them in front of that plane: only edges
- * with a crease on both sides need an edge–edge contact. */
+ * with a crease on both sides need an edge–edge contact. Called with the rest shape: a flat
+ * region that bends stays covered by its vertex contacts, while at xⁿ the 1e-6 test makes every
+ * edge of a bent region a crease (the peel's lower plate after debonding: 132–198 edge–edge
+ * contacts instead of 2, duplicating the vertex contacts). */
 static int flat_edge(const ct_contact_mesh *cm, const double *x, int e)
 {
     if (cm->ef_ptr[e + 1] - cm->ef_ptr[e] != 2) return 0;
     double n[2][3];
     for (int k = 0; k < 2; ++k) prim_normal(cm->s, 3, x, cm->ef_face[cm->ef_ptr[e] + k], n[k]);
     return n[0][0] * n[1][0] + n[0][1] * n[1][1] + n[0][2] * n[1][2] > 1.0 - 1e-6;
+}
+
+/* The distance between segments p0p1 and q0q1 (3D). */
+static double seg_dist(const double *p0, const double *p1, const double *q0, const double *q1)
+{
+    double sa, sb, l = 0.0;
+    ct_ee_closest(p0, p1, q0, q1, &sa, &sb);
+    for (int d = 0; d < 3; ++d) {
+        const double r = p0[d] + sa * (p1[d] - p0[d]) - q0[d] - sb * (q1[d] - q0[d]);
+        l += r * r;
+    }
+    return sqrt(l);
 }
 
 /* 3D edge–edge contacts from the swept candidates: edges that cross where no vertex is near (the
@@ -390,7 +405,13 @@ static ct_status edge_contacts(lcp_state *st, const ct_step_ctx *c, const double
         double P0[4][3];
         for (int k = 0; k < 4; ++k)
             for (int d = 0; d < 3; ++d) P0[k][d] = x0[(size_t)v[k] * 3 + d];
-        if (flat_edge(&st->cm, x0, ea) || flat_edge(&st->cm, x0, eb)) continue;
+        if (flat_edge(&st->cm, c->x_rest, ea) || flat_edge(&st->cm, c->x_rest, eb)) continue;
+        if (c->vert_part[v[0]] == c->vert_part[v[2]]) { /* self-contact: not between rest neighbours */
+            const double *R = c->x_rest;
+            if (seg_dist(R + 3 * (size_t)v[0], R + 3 * (size_t)v[1], R + 3 * (size_t)v[2], R + 3 * (size_t)v[3]) <
+                2.0 * reach)
+                continue;
+        }
         double sa, sb;
         ct_ee_closest(P0[0], P0[1], P0[2], P0[3], &sa, &sb);
         const double eps = 1e-9;
@@ -405,6 +426,20 @@ static ct_status edge_contacts(lcp_state *st, const ct_step_ctx *c, const double
         contact ct = {0};
         const double l = unit(3, r, ct.fr[0]);
         if (!(l > 1e-12)) continue; /* touching: no direction */
+        {
+            /* a's closest point shallowly behind b (closer than the margin, behind the sum of b's
+             * faces' normals): the outward direction of b, as for a vertex behind a face
+             * (find_contacts); otherwise the two contacts of one crossing get opposite normals
+             * and contradict each other */
+            double nb[3] = {0, 0, 0}, nfc[3];
+            for (int k = st->cm.ef_ptr[eb]; k < st->cm.ef_ptr[eb + 1]; ++k) {
+                prim_normal(s, 3, x0, st->cm.ef_face[k], nfc);
+                for (int d = 0; d < 3; ++d) nb[d] += nfc[d];
+            }
+            double nbu[3];
+            if (unit(3, nb, nbu) > 1e-12 && r[0] * nbu[0] + r[1] * nbu[1] + r[2] * nbu[2] < 0.0 && l < st->margin)
+                for (int d = 0; d < 3; ++d) ct.fr[0][d] = nbu[d];
+        }
         if (l >= reach) {
             double xs[12], dxs[12], toi = 1.0;
             for (int k = 0; k < 4; ++k)
@@ -427,7 +462,7 @@ static ct_status edge_contacts(lcp_state *st, const ct_step_ctx *c, const double
         for (int k = 0; k < 4; ++k) ct.v[k] = v[k];
         ct.w[0] = 1.0 - sa, ct.w[1] = sa, ct.w[2] = -(1.0 - sb), ct.w[3] = -sb;
         ct.pa = c->vert_part[v[0]], ct.pb = c->vert_part[v[2]];
-        ct.gap = l;
+        ct.gap = r[0] * ct.fr[0][0] + r[1] * ct.fr[0][1] + r[2] * ct.fr[0][2];
         ct.area = 0.0;
         ct.edge = 1;
         ct.prim = -1;
@@ -485,10 +520,17 @@ static ct_status find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
         const int fv0 = dim == 3 ? s->faces[3 * f] : s->edges[2 * f];
         if (!st->movable[v] && st->part_kin[c->vert_part[fv0]]) continue;
         double wb[3];
+        /* self-contact: not between rest neighbours (a vertex and a face of its own body that are
+         * this close at rest, e.g. across a 2.5 mm layer of a plate, are kept apart by the
+         * elasticity; as contacts they push the vertex through its own body) */
+        if (c->vert_part[v] == c->vert_part[fv0] && prim_dist(s, dim, c->x_rest, v, f, wb) < 2.0 * reach) continue;
         const double d0 = prim_dist(s, dim, x0, v, f, wb), d1 = prim_dist(s, dim, x1, v, f, wb);
         double d = fmin(d0, d1);
-        if (d >= reach) {
-            /* do they meet on the way? */
+        if (d0 >= reach) {
+            /* not near at xⁿ: do they meet on the way? Ranked after the near ones by the time of
+             * impact, then those that only end near, so that a vertex moving through a thin part
+             * in one unconstrained step gets the face it reaches first, not the far side's face
+             * it is closest to at the end of the motion */
             double xs[12], dxs[12], toi = 1.0;
             const int nvs = dim == 3 ? 4 : 3;
             const int *pv = dim == 3 ? s->faces + 3 * f : s->edges + 2 * f;
@@ -498,8 +540,9 @@ static ct_status find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
                     xs[k * dim + dd] = x0[(size_t)pv[k - 1] * dim + dd], dxs[k * dim + dd] = dx[(size_t)pv[k - 1] * dim + dd];
             ct_ccd_opts co = ct_ccd_default_opts();
             co.thickness = 0.5 * st->margin;
-            if (!ct_accd(dim == 3 ? CT_CCD_PT : CT_CCD_PE, dim, xs, dxs, 1.0, &co, &toi)) continue;
-            d = st->margin; /* meets on the way: ranked after the near ones */
+            if (ct_accd(dim == 3 ? CT_CCD_PT : CT_CCD_PE, dim, xs, dxs, 1.0, &co, &toi)) d = reach + toi;
+            else if (d1 < reach) d = reach + 1.0 + d1;
+            else continue;
         }
         B[nb++] = (best_t){v, c->vert_part[fv0], f, d};
     }
@@ -522,7 +565,11 @@ static ct_status find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
         const double l = unit(dim, r, n);
         double rn = 0.0;
         for (int d = 0; d < dim; ++d) rn += r[d] * nf[d];
-        if (!(l > 1e-12) || rn < 0.0) /* on or behind the face: its outward normal */
+        /* on the face or shallowly behind it (by less than the margin): its outward normal. A
+         * vertex further behind the face's plane is not in it (it is beyond a thin part, or a
+         * rest neighbour inside its own body): the direction from the closest point keeps it on
+         * its side, as an unsigned distance does */
+        if (!(l > 1e-12) || (rn < 0.0 && -rn < st->margin))
             for (int d = 0; d < dim; ++d) n[d] = nf[d];
         for (int d = 0; d < dim; ++d) ct.fr[0][d] = n[d];
         ct.key = ct_pair_key(v, B[i].q);
