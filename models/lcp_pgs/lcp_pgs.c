@@ -144,7 +144,8 @@ typedef struct {
     long val_cap, col_cap;
     long m_cap_arrays;
     double *dx;                 /* nx·dim: h v_free, the unconstrained motion of the step */
-    long dx_cap;
+    double *x1;                 /* nx·dim: xⁿ + dx, the end of the unconstrained motion */
+    long dx_cap, x1_cap;
     /* statistics of the last step */
     ct_pgs_result res;
     double min_gap;             /* the deepest end-of-step gap (m; negative: penetration) */
@@ -178,6 +179,7 @@ static void destroy(void *p)
     free(st->lam);
     free(st->u);
     free(st->dx);
+    free(st->x1);
 }
 
 static ct_status init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
@@ -507,8 +509,8 @@ static ct_status find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
     /* other bodies (and self-contact) through the swept broad phase */
     const size_t nxd = (size_t)c->nx * dim;
     if ((rs = grow((void **)&st->dx, &st->dx_cap, (long)nxd + 1, sizeof *st->dx)) != CT_OK) return rs;
-    double *dx = st->dx, *x1 = malloc((nxd + 1) * sizeof *x1);
-    if (!x1) return CT_ENOMEM;
+    if ((rs = grow((void **)&st->x1, &st->x1_cap, (long)nxd + 1, sizeof *st->x1)) != CT_OK) return rs;
+    double *dx = st->dx, *x1 = st->x1;
     for (size_t i = 0; i < nxd; ++i) dx[i] = h * vx[i], x1[i] = x0[i] + dx[i];
     rs = ct_broadphase_ccd(s, x0, dx, st->movable, reach, c->threads, &st->cand);
     const ct_pair_list *L = dim == 3 ? &st->cand.vf : &st->cand.ve;
@@ -546,7 +548,6 @@ static ct_status find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
         }
         B[nb++] = (best_t){v, c->vert_part[fv0], f, d};
     }
-    free(x1);
     if (rs == CT_OK && nb) qsort(B, (size_t)nb, sizeof *B, cmp_best);
     for (long i = 0; rs == CT_OK && i < nb; ++i) {
         if (i > 0 && B[i].v == B[i - 1].v && B[i].q == B[i - 1].q) continue; /* the closest only */
@@ -675,25 +676,16 @@ static ct_status build_problem(lcp_state *st, const ct_step_ctx *c, const ct_lin
     if (need_m > st->m_cap_arrays) {
         long nc = st->m_cap_arrays ? st->m_cap_arrays : 64;
         while (nc < need_m) nc *= 2;
-        int *p1 = realloc(st->ptr, (size_t)nc * sizeof *p1);
-        if (p1) st->ptr = p1;
-        int *p2 = realloc(st->grp_first, (size_t)nc * sizeof *p2);
-        if (p2) st->grp_first = p2;
-        int *p3 = realloc(st->grp_n, (size_t)nc * sizeof *p3);
-        if (p3) st->grp_n = p3;
-        int *p4 = realloc(st->order, (size_t)nc * sizeof *p4);
-        if (p4) st->order = p4;
-        double *d1 = realloc(st->q, (size_t)nc * 3 * sizeof *d1);
-        if (d1) st->q = d1;
-        double *d2 = realloc(st->mu_arr, (size_t)nc * sizeof *d2);
-        if (d2) st->mu_arr = d2;
-        double *d3 = realloc(st->adh, (size_t)nc * sizeof *d3);
-        if (d3) st->adh = d3;
-        double *d4 = realloc(st->lam, (size_t)nc * 3 * sizeof *d4);
-        if (d4) st->lam = d4;
-        double *d5 = realloc(st->u, (size_t)nc * 3 * sizeof *d5);
-        if (d5) st->u = d5;
-        if (!p1 || !p2 || !p3 || !p4 || !d1 || !d2 || !d3 || !d4 || !d5) return CT_ENOMEM;
+        /* the per-contact arrays of the local problem, grown together */
+        void **arr[] = {(void **)&st->ptr, (void **)&st->grp_first, (void **)&st->grp_n, (void **)&st->order,
+                        (void **)&st->q, (void **)&st->mu_arr, (void **)&st->adh, (void **)&st->lam, (void **)&st->u};
+        const size_t per[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(int), 3 * sizeof(double),
+                              sizeof(double), sizeof(double), 3 * sizeof(double), 3 * sizeof(double)};
+        for (size_t k = 0; k < sizeof per / sizeof per[0]; ++k) {
+            void *np = realloc(*arr[k], (size_t)nc * per[k]);
+            if (!np) return CT_ENOMEM;
+            *arr[k] = np;
+        }
         st->m_cap_arrays = nc;
     }
     /* contacts ordered by group (stable): order[] lists contact indices group after group */
