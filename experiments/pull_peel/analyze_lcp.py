@@ -13,8 +13,8 @@ Parameters matched by the peak traction and the adhesion energy (README.md, "lcp
 lcp_pgs takes rcc_ipc's C = C_N = Y·ε_c/d̂_p and W = Y·ε_c·d̂_p and η: Gascón's normal law is the
 linear RCC law (eq. 10, 12), with the rate-independent peak √(C W) = Y·ε_c at d* = √(W/C) = d̂_p.
 
-Also reads the pull at h = 10 ms and h = 1 ms (pull_lcp_h10ms.h5, pull_lcp_h1ms.h5): penetration
-and time per step. Checks the lcp_pgs claims of README.md (exit 1 if one fails), prints the three
+Also reads the pull of the three models at h = 10 ms and h = 1 ms (pull_{ipc,rcc,lcp}_h{10,1}ms.h5,
+full run only): penetration and time per step. Checks the lcp_pgs claims of README.md (exit 1 if one fails), prints the three
 models side by side, writes OUTDIR/pull_peel_lcp.png."""
 import os
 import sys
@@ -74,11 +74,13 @@ def main():
         net = np.concatenate([ic.R.adh[keep] + ic.R.bar[keep], ic.F.adh + ic.F.bar])
         inet[nm] = net_peak(t, net)
     rnet = {r.name: net_peak(r.t, r.tot + r.bar) for r in (rpull, rpeel)}
+    # the pull of the three models at h = 10 ms and 1 ms (full run only): model -> {tag: run}
     hruns = {}
     for tag in ("h10ms", "h1ms"):
-        p = os.path.join(out, f"pull_lcp{sfx}_{tag}.h5")
-        if os.path.exists(p):
-            hruns[tag] = LcpRun(p, f"pull {tag}")
+        for key, cls in (("ipc", Run), ("rcc", RccRun), ("lcp", LcpRun)):
+            p = os.path.join(out, f"pull_{key}_{tag}.h5")
+            if os.path.exists(p):
+                hruns.setdefault(key, {})[tag] = cls(p) if cls is Run else cls(p, f"pull {tag}")
 
     C, W, eta = logged.values(pull, "c", "w", "eta")
     dd = logged.value(pull, "debond_gap")
@@ -131,11 +133,16 @@ def main():
                  f"before the quarter point, which passes before the centre (ends {1e3 * (tde[0] - peel.t_peak):.1f} / "
                  f"{1e3 * (tde[-1] - peel.t_peak):.1f} ms, quarters {1e3 * (tde[iq[0]] - peel.t_peak):.1f} / "
                  f"{1e3 * (tde[iq[1]] - peel.t_peak):.1f} ms, centre {1e3 * (tde[icen] - peel.t_peak):.1f} ms after the peak)")
-    for r in [pull, peel] + list(hruns.values()):
+    for r in [pull, peel] + list(hruns.get("lcp", {}).values()):
         pen = -min(0.0, float(np.nanmin(r.min_gap)))
         print(f"  lcp {r.name}: deepest penetration {pen * 1e3:.4f} mm (min end-of-step gap "
               f"{np.nanmin(r.min_gap) * 1e3:+.4f} mm), intersecting pairs at most {int(r.inter.max())} "
               "(a metric: lcp_pgs is not intersection-free)")
+    for key in ("ipc", "rcc"):  # the barrier models: intersection-free by construction, checked
+        for tag, r in hruns.get(key, {}).items():
+            claims.check(int(r.inter.max()) == 0 and float(np.min(r.steps["min_distance"])) > 0.0,
+                         f"{key} pull {tag}: no intersecting pair and a positive minimum distance in every step "
+                         f"(min {float(np.min(r.steps['min_distance'])) * 1e6:.3f} µm)")
 
     # ---- three models side by side ----
     print("\nthree models (ipc_adhesion: ramp 10 ms + fine pass 0.5 ms; rcc_ipc: %g ms; lcp_pgs: %g ms)"
@@ -160,15 +167,24 @@ def main():
         row(f"{nm}: intersecting pairs, max", int(ic.R.inter.max()), int(rc.inter.max()), int(lc.inter.max()), "d")
     row("peel / pull net peak", inet["peel"][0] / inet["pull"][0], rnet["peel"][0] / rnet["pull"][0], ratio, ".3f")
     if hruns:
-        print("\nlcp_pgs pull at other time steps:")
-        print(f"  {'h':>8s} {'steps':>6s} {'peak (N)':>9s} {'peak/(√(CW)A)':>14s} {'penetration (mm)':>17s} "
-              f"{'intersections':>13s} {'ms/step':>8s} {'PGS sweeps mean/max':>20s} {'contacts max':>12s}")
-        for r in [pull] + list(hruns.values()):
-            hh = r.scene["time"]["dt"]
-            print(f"  {hh * 1e3:6.1f}ms {len(r.t):6d} {r.peak:9.2f} {r.peak / F_th:14.4f} "
-                  f"{1e3 * max(0.0, -float(np.nanmin(r.min_gap))):17.4f} {int(r.inter.max()):13d} "
-                  f"{1e3 * r.wall.mean():8.1f} {r.pgs[r.contacts > 0].mean():10.1f} / {int(r.pgs.max()):<6d} "
-                  f"{int(r.contacts.max()):12d}")
+        print("\nthe pull at other time steps (same scenes and η; ipc_adhesion one pass from t = 0, no fine pass):")
+        print(f"  {'model':13s} {'h':>7s} {'steps':>6s} {'net peak/(Y·ε_c·A)':>19s} {'penetration (mm)':>17s} "
+              f"{'intersections':>13s} {'ms/step':>8s} {'iterations mean/max':>20s}")
+        base = {"ipc": None, "rcc": rpull, "lcp": pull}
+        for key, model in (("ipc", "ipc_adhesion"), ("rcc", "rcc_ipc"), ("lcp", "lcp_pgs")):
+            rs = ([base[key]] if base[key] is not None else []) + list(hruns.get(key, {}).values())
+            for r in rs:
+                hh = r.scene["time"]["dt"]
+                if key == "lcp":
+                    net, pen, it = r.net, max(0.0, -float(np.nanmin(r.min_gap))), r.pgs[r.contacts > 0]
+                else:
+                    net = (r.tot if key == "rcc" else r.adh) + r.bar
+                    pen, it = max(0.0, -float(np.min(r.steps["min_distance"]))), r.newton
+                print(f"  {model:13s} {hh * 1e3:5.1f}ms {len(r.t):6d} {float(net.max()) / (ye * A):19.4f} "
+                      f"{1e3 * pen:17.4f} {int(r.inter.max()):13d} {1e3 * float(np.median(r.wall)):8.1f} "
+                      f"{it.mean():10.1f} / {int(it.max()):<6d}")
+        print("  (iterations: Newton per step for the barrier models, PGS sweeps per step with contacts for "
+              "lcp_pgs; ms/step: median wall time)")
 
     if not args.no_plot:
         plt = figures.pyplot()

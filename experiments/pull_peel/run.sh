@@ -7,8 +7,12 @@
 # Then the RCC counterpart (issue 5): the same scenes with contact.model = rcc_ipc (pull_rcc.json,
 # peel_rcc.json; C_N, W matched so that RCC's peak sqrt(C_N W) = Y eps_c at d* = d̂_p), one pass
 # each with h = 2 ms (QUICK: 4 ms and eta doubled, h W/eta = 0.5 in both), compared by analyze_rcc.py.
-# Usage: experiments/pull_peel/run.sh [OUTDIR]          (default plots/out/pull_peel; ~50 s + ~75 s RCC)
-#        QUICK=1 experiments/pull_peel/run.sh [OUTDIR]  coarse meshes, same claims, no plot
+# Then the lcp_pgs counterpart (issue 16): pull_lcp.json, peel_lcp.json (Gascón et al. 2010 with rcc_ipc's
+# C = C_N, W and eta), one pass each like the RCC runs, and (full run only) the pull of all three models at
+# h = 10 ms and h = 1 ms (same eta) for penetration and time per step; compared by analyze_lcp.py.
+# Usage: experiments/pull_peel/run.sh [OUTDIR]          (default plots/out/pull_peel; ~50 s + ~75 s RCC
+#                                                         + ~6 min lcp_pgs and the time-step runs)
+#        QUICK=1 experiments/pull_peel/run.sh [OUTDIR]  coarse meshes, same claims, no plot, no time-step runs
 # Exit status 1 if a claim of README.md does not hold (or a simulation fails).
 set -euf  # -f: no globbing of the [..] in --set values
 cd "$(dirname "$0")/../.."
@@ -22,11 +26,13 @@ if [ "${QUICK:-0}" = 1 ]; then
     sfx=_quick
     mesh=(--set "bodies.0.mesh.cells=[8,2,4]" --set "bodies.1.mesh.cells=[8,2,4]")
     rcc_opts=(--set time.dt=0.004 --set contact.eta=0.04)  # h W/eta = 0.5 as in the full runs
+    lcp_opts=(--set time.dt=0.004)  # eta unchanged (h W/eta = 1): doubled, its lag puts the peak at 1.21 d*
     analyze_opts=(--quick --no-plot)
 else
     sfx=
     mesh=()
     rcc_opts=()
+    lcp_opts=()
     analyze_opts=()
 fi
 for case in pull peel; do
@@ -48,3 +54,19 @@ for case in pull peel; do
         ${rcc_opts[@]+"${rcc_opts[@]}"}
 done
 "$PY" "$E/analyze_rcc.py" "$out" ${analyze_opts[@]+"${analyze_opts[@]}"}
+# lcp_pgs counterpart: one pass per case from t = 0, the RCC runs' h (eta of the full runs)
+for case in pull peel; do
+    "$CL" run "$E/${case}_lcp.json" --quiet --threads 1 -o "$out/${case}_lcp${sfx}.h5" ${mesh[@]+"${mesh[@]}"} \
+        ${lcp_opts[@]+"${lcp_opts[@]}"}
+done
+if [ "${QUICK:-0}" != 1 ]; then
+    # the pull of the three models at h = 10 ms and 1 ms, from t = 0 to the end of the scenes (eta unchanged:
+    # the same law; at 10 ms h W/eta = 2.5 and a debonding pair's beta reaches 0 within one step)
+    for h in 10 1; do
+        for m in ipc:pull lcp:pull_lcp rcc:pull_rcc; do
+            "$CL" run "$E/${m#*:}.json" --quiet --threads 1 -o "$out/pull_${m%%:*}_h${h}ms.h5" \
+                --set time.dt=$(echo "$h" | awk '{print $1 / 1000}') --set output.frames_every=$((10 / h))
+        done
+    done
+fi
+"$PY" "$E/analyze_lcp.py" "$out" ${analyze_opts[@]+"${analyze_opts[@]}"}
