@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make demo: build (done by make), run the flagship experiment, write HDF5 and PNG.
 # The flagship is experiments/pull_peel (Fang et al. 2023 Fig. 15): two adhesive plates pulled apart by a
-# uniform load and peeled by a load linear in |x|, with ipc_adhesion and with rcc_ipc (RCC in IPC,
-# matched peak); its run.sh checks the claims of experiments/pull_peel/README.md (exit 1 if one
+# uniform load and peeled by a load linear in |x|, with ipc_adhesion, rcc_ipc (RCC in IPC, matched peak)
+# and lcp_pgs (Gascón et al. 2010, the same peak traction and adhesion energy); its run.sh checks the claims of experiments/pull_peel/README.md (exit 1 if one
 # fails).
 set -eu
 cd "$(dirname "$0")/.."
@@ -25,4 +25,5 @@ echo "demo: experiments/pull_peel (Fang et al. 2023 Fig. 15); claims and measure
 echo "  HDF5: $out/pull_ramp.h5, $out/pull.h5   (uniform pull: 10 ms ramp, 0.5 ms pass through the peak)"
 echo "        $out/peel_ramp.h5, $out/peel.h5   (peel, same two passes)"
 echo "        $out/pull_rcc.h5, $out/peel_rcc.h5   (the same with rcc_ipc, one 2 ms pass)"
-echo "  PNG:  $out/pull_peel.png, $out/pull_peel_rcc.png (both models)"
+echo "        $out/pull_lcp.h5, $out/peel_lcp.h5   (the same with lcp_pgs, one 2 ms pass)"
+echo "  PNG:  $out/pull_peel.png, $out/pull_peel_rcc.png, $out/pull_peel_lcp.png (three models)"

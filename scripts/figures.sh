@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # make figures: every experiment's figure script (fast settings; FULL=1 for paper resolution).
 # Every experiment runs even when an earlier one fails a claim; the failing ones are listed at
-# the end and the exit status is 1 if any failed.
+# the end and the exit status is 1 if any failed. STUDY=1 (set here) also runs the longer studies
+# an experiment has (pull_peel: the pull of the three models at h = 10 ms and 1 ms), which
+# `make demo` leaves out.
 set -u
 cd "$(dirname "$0")/.."
 failed=()
 for d in experiments/*/; do
     if [ -x "$d/run.sh" ]; then
         echo "== $d"
-        bash "$d/run.sh" "plots/out/$(basename "$d")" || failed+=("$(basename "$d")")
+        STUDY=1 bash "$d/run.sh" "plots/out/$(basename "$d")" || failed+=("$(basename "$d")")
     fi
 done
 if [ ${#failed[@]} -gt 0 ]; then

@@ -17,12 +17,11 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from contactlab import cli, figures, params as logged  # noqa: E402
+from contactlab import cli, params as logged  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
 from contactlab.physics import balance_gap  # noqa: E402
-from classify import G, PAPER, classify, load  # noqa: E402
+from classify import ADH, G, figure, load_six, print_table  # noqa: E402
 
-ADH = ("none", "small", "large")
 # the RCC cells claimed to agree with ipc_adhesion (verified in the full and the QUICK runs, README)
 RCC_AGREE = [("0", "none"), ("L", "none"), ("0", "large"), ("L", "large"), ("L", "small")]
 
@@ -33,20 +32,13 @@ out, mu_large, plot = args.outdir, args.mu_large, not args.no_plot
 claims = Claims()
 
 
-ipc, rcc, cls = {}, {}, {}
-for mk, mu in (("0", "0"), ("L", mu_large)):
-    for adh in ADH:
-        ipc[mk, adh] = load(os.path.join(out, f"mu{mu}_{adh}.h5"))
-        rcc[mk, adh] = load(os.path.join(out, f"rcc_mu{mu}_{adh}.h5"))
-# the reach of the adhesion as the runs logged it: ipc_adhesion's d̂_a (that of the runs with adhesion,
-# as in analyze.py: a run without adhesion logs NaN), rcc_ipc's debond_dist
-dhat_a = logged.value(ipc["0", "small"]["run"], "dhat_a")
-for key in ipc:
-    ipc[key]["reach"] = dhat_a
-    cls["ipc", key] = classify(ipc[key], dhat_a, detaches=True)
-    dd = logged.value(rcc[key]["run"], "debond_dist")
-    rcc[key]["debond_dist"] = rcc[key]["reach"] = dd
-    cls["rcc", key] = classify(rcc[key], dd, detaches=True)
+# classified with the reach of the adhesion as the runs logged it: ipc_adhesion's d̂_a (that of the
+# runs with adhesion, as in analyze.py: a run without adhesion logs NaN), rcc_ipc's debond_dist
+ipc, cls_ipc = load_six(out, mu_large, detaches=True)
+rcc, cls_rcc = load_six(out, mu_large, "rcc_", detaches=True)
+cls = {**{("ipc", k): c for k, c in cls_ipc.items()}, **{("rcc", k): c for k, c in cls_rcc.items()}}
+for r in rcc.values():
+    r["debond_dist"] = r["reach"]
 
 r0 = rcc["0", "small"]
 Y = r0["scene"]["bodies"][0]["material"]["E"]
@@ -63,11 +55,7 @@ for adh in ADH:
           f"{math.sqrt(c['w'] / c['c_n']):8.2e} {math.sqrt(c['c_t'] * c['w']):9g} {math.sqrt(c['w'] / c['c_t']):8.2e} "
           f"{rcc['0', adh]['debond_dist']:8.2e}")
 print()
-print(f"{'':14} | {'no adhesion':^24} | {'small adhesion':^24} | {'large adhesion':^24}")
-for mk, label in (("0", "μ = 0"), ("L", f"μ = {mu_large}")):
-    print(f"{label + ' paper':>14} | " + " | ".join(f"{PAPER[mk, a]:^24}" for a in ADH))
-    print(f"{label + ' ipc':>14} | " + " | ".join(f"{cls['ipc', (mk, a)]:^24}" for a in ADH))
-    print(f"{label + ' rcc':>14} | " + " | ".join(f"{cls['rcc', (mk, a)]:^24}" for a in ADH))
+print_table(mu_large, [("ipc", cls_ipc), ("rcc", cls_rcc)])
 print()
 print(f"{'run':<20} {'class':<22} {'Δy_end':>9} {'max|Δy|':>8} {'a':>7} {'θ_end°':>8} {'max|θ|°':>8} "
       f"{'face min/mean/max at end (m)':>30} {'slip (m)':>9} {'F_an0 (N)':>9} {'F_an>0 until':>12} {'F_at>0 until':>12} "
@@ -124,42 +112,8 @@ for key in RCC_AGREE:
     mu = "0" if key[0] == "0" else mu_large
     claims.check(cls["rcc", key] == cls["ipc", key], f"rcc μ = {mu}, {key[1]} adhesion: '{cls['rcc', key]}', as ipc_adhesion")
 
-plt = figures.pyplot() if plot else None
-if plt:
-    fig = plt.figure(figsize=(14, 9.5))
-    gs = fig.add_gridspec(3, 3, height_ratios=[0.55, 1, 1])
-    axt = fig.add_subplot(gs[0, :])
-    axt.axis("off")
-    cells = [[f"ipc: {cls['ipc', (mk, a)]}\nrcc: {cls['rcc', (mk, a)]}" for a in ADH] for mk in ("0", "L")]
-    colors = [["#dff0d8" if cls["ipc", (mk, a)] == cls["rcc", (mk, a)] else "#f8d7da" for a in ADH] for mk in ("0", "L")]
-    tb = axt.table(cellText=cells, cellColours=colors, rowLabels=["μ = 0", f"μ = {mu_large}"],
-                   colLabels=["no adhesion", "small adhesion (Yε_c = 5 kPa)", "large adhesion (Yε_c = 100 kPa)"],
-                   loc="center", cellLoc="center")
-    tb.scale(1, 2.6)
-    tb.set_fontsize(9)
-    axt.set_title("outcome table, ipc_adhesion vs rcc_ipc (green: same class)", fontsize=10)
-    for i, (mk, mlabel) in enumerate((("0", "μ = 0"), ("L", f"μ = {mu_large}"))):
-        for j, adh in enumerate(ADH):
-            ax = fig.add_subplot(gs[i + 1, j])
-            ax2 = ax.twinx()
-            for nm, rr, ls in (("ipc_adhesion", ipc, "-"), ("rcc_ipc", rcc, "--")):
-                r = rr[mk, adh]
-                ax.plot(r["ft"], r["dy"], "C0" + ls, lw=1.2, label=f"Δy, {nm}")
-                ax2.plot(r["ft"], r["theta"], "C3" + ls, lw=1.2, label=f"θ, {nm}")
-            ax.set_ylabel("Δy centre of mass (m)", color="C0")
-            ax2.set_ylabel("rotation θ (deg)", color="C3")
-            if adh == "large":
-                ax.set_ylim(-0.04, 0.005)
-            if max(np.abs(rr[mk, adh]["theta"]).max() for rr in (ipc, rcc)) < 3:
-                ax2.set_ylim(-3, 3)
-            ax.set_title(f"{mlabel}, {adh}: ipc {cls['ipc', (mk, adh)]}, rcc {cls['rcc', (mk, adh)]}", fontsize=8.5)
-            if i == 1:
-                ax.set_xlabel("t (s)")
-            if i == 0 and j == 0:
-                h1, l1 = ax.get_legend_handles_labels()
-                h2, l2 = ax2.get_legend_handles_labels()
-                ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower left")
-    fig.suptitle("cube_wall (Fang et al. 2023 Fig. 14): ipc_adhesion (solid) vs rcc_ipc (dashed), "
-                 "C_N = Yε_c/d̂_p, W = Yε_c d̂_p, C_T = (μ_a Yε_c)²/W", fontsize=10)
-    figures.save(fig, out, "cube_wall_rcc.png", dpi=110)
+if plot:
+    figure(out, "cube_wall_rcc.png", mu_large, [("ipc_adhesion", "ipc", ipc, cls_ipc), ("rcc_ipc", "rcc", rcc, cls_rcc)],
+           "cube_wall (Fang et al. 2023 Fig. 14): ipc_adhesion (solid) vs rcc_ipc (dashed), "
+           "C_N = Yε_c/d̂_p, W = Yε_c d̂_p, C_T = (μ_a Yε_c)²/W")
 sys.exit(claims.summary())

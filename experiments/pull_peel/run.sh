@@ -8,11 +8,12 @@
 # peel_rcc.json; C_N, W matched so that RCC's peak sqrt(C_N W) = Y eps_c at d* = d̂_p), one pass
 # each with h = 2 ms (QUICK: 4 ms and eta doubled, h W/eta = 0.5 in both), compared by analyze_rcc.py.
 # Then the lcp_pgs counterpart (issue 16): pull_lcp.json, peel_lcp.json (Gascón et al. 2010 with rcc_ipc's
-# C = C_N, W and eta), one pass each like the RCC runs, and (full run only) the pull of all three models at
-# h = 10 ms and h = 1 ms (same eta) for penetration and time per step; compared by analyze_lcp.py.
-# Usage: experiments/pull_peel/run.sh [OUTDIR]          (default plots/out/pull_peel; ~50 s + ~75 s RCC
-#                                                         + ~6 min lcp_pgs and the time-step runs)
-#        QUICK=1 experiments/pull_peel/run.sh [OUTDIR]  coarse meshes, same claims, no plot, no time-step runs
+# C = C_N, W and eta), one pass each like the RCC runs, and (STUDY=1, set by make figures) the pull of all
+# three models at h = 10 ms and h = 1 ms (same eta) for penetration and time per step; compared by
+# analyze_lcp.py.
+# Usage: experiments/pull_peel/run.sh [OUTDIR]          (default plots/out/pull_peel; ~50 s + ~40 s RCC
+#                                                         + ~90 s lcp_pgs; STUDY=1: + ~4 min)
+#        QUICK=1 experiments/pull_peel/run.sh [OUTDIR]  coarse meshes, same claims, no plot, no study
 # Exit status 1 if a claim of README.md does not hold (or a simulation fails).
 set -euf  # -f: no globbing of the [..] in --set values
 cd "$(dirname "$0")/../.."
@@ -59,7 +60,7 @@ for case in pull peel; do
     "$CL" run "$E/${case}_lcp.json" --quiet --threads 1 -o "$out/${case}_lcp${sfx}.h5" ${mesh[@]+"${mesh[@]}"} \
         ${lcp_opts[@]+"${lcp_opts[@]}"}
 done
-if [ "${QUICK:-0}" != 1 ]; then
+if [ "${QUICK:-0}" != 1 ] && [ "${STUDY:-0}" = 1 ]; then
     # the pull of the three models at h = 10 ms and 1 ms, from t = 0 to the end of the scenes (eta unchanged:
     # the same law; at 10 ms h W/eta = 2.5 and a debonding pair's beta reaches 0 within one step)
     for h in 10 1; do
