@@ -649,7 +649,7 @@ START_TEST(test_four_errors)
     const char *expect[] = {
         "t.json: /time: missing required key \"dt\"",
         "t.json: /bodies/0/foo: unknown key (expected one of: name, mesh, dofs, kinematic, material, velocity, "
-        "fixed, loads)",
+        "fixed, loads, contact)",
         "t.json: /bodies/0/mesh/size: expected 3 numbers (got 2)",
         "t.json: /bodies/0/mesh/cells/2: must be >= 1 (got 0)",
         "t.json: /bodies/0/material/nu: must be > -1 (got -1)",
@@ -875,6 +875,114 @@ START_TEST(test_params)
 }
 END_TEST
 
+/* ---------- per-body parameters (CT_PARAM_PER_BODY) ---------- */
+
+static const ct_param_spec body_spec[] = {
+    {"k", CT_PARAM_REAL, 2, "N/m", 0, INFINITY, CT_PARAM_PER_BODY | CT_PARAM_AUTO, NULL, "stiffness", 0},
+    {"n", CT_PARAM_INT, 3, "", 1, 10, CT_PARAM_PER_BODY, NULL, "count", 0},
+    {"g", CT_PARAM_REAL, 0.5, "", 0, 1, 0, NULL, "scene-wide only", 0},
+    {NULL, CT_PARAM_REAL, 0, NULL, 0, 0, 0, NULL, NULL, 0},
+};
+
+/* Read text as "bodies[b].contact" of model "m" into p; returns the error count. */
+static int read_body_params(const char *text, ct_params *p, int b, ct_diag *d)
+{
+    json_t *o = json_loads(text, 0, NULL);
+    ck_assert_ptr_nonnull(o);
+    sj c;
+    ct_sj_init(&c, "t.json", d);
+    ct_sj_push(&c, "bodies");
+    ct_sj_push_index(&c, (size_t)b);
+    ct_sj_push(&c, "contact");
+    ct_sj_read_body_params(&c, o, "m", p, b);
+    json_decref(o);
+    return c.nerr;
+}
+
+START_TEST(test_body_params)
+{
+    ct_params p, q;
+    ct_diag d;
+    ct_diag_init(&d);
+    ck_assert_int_eq(ct_params_init_defaults(&p, body_spec), CT_OK);
+    p.value[0] = 5; /* the scene-level k */
+    ck_assert_int_eq(ct_params_set_bodies(&p, 3), CT_OK);
+    ck_assert_int_eq(p.nbodies, 3);
+    ck_assert_int_eq(read_body_params("{\"k\": \"auto\", \"n\": 7}", &p, 1, &d), 0);
+    /* body 1: its overrides; bodies 0 and 2: the scene-level values (row-major, n = 3 per row) */
+    ck_assert_int_eq(p.body_is_auto[1 * 3 + 0], 1);
+    ck_assert_double_eq(p.body_value[1 * 3 + 1], 7);
+    ck_assert_double_eq(p.body_value[1 * 3 + 2], 0.5);
+    for (int b = 0; b < 3; b += 2) {
+        ck_assert_double_eq(p.body_value[b * 3 + 0], 5);
+        ck_assert_int_eq(p.body_is_auto[b * 3 + 0], 0);
+        ck_assert_double_eq(p.body_value[b * 3 + 1], 3);
+    }
+    ck_assert_double_eq(ct_params_body(&p, 1, 1), 7);
+    ck_assert_double_eq(ct_params_body(&p, 2, 1), 3);
+    ck_assert_double_eq(ct_params_body(&p, 9, 0), 5); /* no row: the scene-level value */
+    ck_assert(isnan(ct_params_body(&p, 0, 7)));
+    /* errors name the path; a rejected value leaves the row as it was */
+    ck_assert_int_eq(read_body_params("{\"g\": 0.1, \"n\": 11, \"x\": 1, \"k\": true}", &p, 1, &d), 4);
+    const char *expect[] = {
+        "t.json: /bodies/1/contact/g: not a per-body parameter of m (its per-body parameters: k, n)",
+        "t.json: /bodies/1/contact/n: must be <= 10 (got 11)",
+        "t.json: /bodies/1/contact/x: unknown key: not a parameter of m (its per-body parameters: k, n)",
+        "t.json: /bodies/1/contact/k: expected a number or \"auto\" (got boolean)",
+    };
+    for (size_t i = 0; i < sizeof expect / sizeof *expect; ++i) {
+        if (!diag_has_exact(&d, expect[i])) {
+            print_diag(&d);
+            ck_abort_msg("missing message: %s", expect[i]);
+        }
+    }
+    ck_assert_double_eq(p.body_value[1 * 3 + 1], 7);
+    ck_assert_double_eq(p.body_value[1 * 3 + 2], 0.5);
+    /* deep copy */
+    ck_assert_int_eq(ct_params_copy(&q, &p), CT_OK);
+    ck_assert_int_eq(q.nbodies, 3);
+    ck_assert_ptr_ne(q.body_value, p.body_value);
+    for (int i = 0; i < 9; ++i) {
+        ck_assert_double_eq(q.body_value[i], p.body_value[i]);
+        ck_assert_int_eq(q.body_is_auto[i], p.body_is_auto[i]);
+    }
+    ct_params_free(&q);
+    ct_params_free(&p);
+    ck_assert_int_eq(p.nbodies, 0);
+    ck_assert_ptr_null(p.body_value);
+
+    /* through the scene: lcp_pgs's c and w per body, from --set; the resolved scene shows them */
+    ct_scene sc;
+    ct_diag_clear(&d);
+    const char *ov[] = {"contact.model=lcp_pgs", "contact.c=1e6", "bodies.0.contact.c=4e6", "bodies.0.contact.w=2"};
+    ct_status st = parse_text(&sc, MINIMAL3D, ov, 4, &d);
+    if (st != CT_OK) print_diag(&d);
+    ck_assert_int_eq(st, CT_OK);
+    ck_assert_int_eq(sc.params.nbodies, 1);
+    const int ic = ct_params_index(&sc.params, "c"), iw = ct_params_index(&sc.params, "w"),
+              ie = ct_params_index(&sc.params, "eta");
+    ck_assert_double_eq(sc.params.value[ic], 1e6);
+    ck_assert_double_eq(ct_params_body(&sc.params, 0, ic), 4e6);
+    ck_assert_double_eq(ct_params_body(&sc.params, 0, iw), 2);
+    ck_assert_double_eq(ct_params_body(&sc.params, 0, ie), sc.params.value[ie]);
+    json_t *r = json_loads(sc.resolved_json, 0, NULL);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_double_eq(json_number_value(resolved_get(r, "bodies.0.contact.c")), 4e6);
+    ck_assert_double_eq(json_number_value(resolved_get(r, "bodies.0.contact.w")), 2);
+    ck_assert_ptr_null(resolved_get(r, "bodies.0.contact.eta")); /* nothing filled in */
+    json_decref(r);
+    ct_scene_free(&sc);
+    /* a scene without overrides writes no "contact" into its bodies */
+    const char *ov2[] = {"contact.model=lcp_pgs"};
+    ck_assert_int_eq(parse_text(&sc, MINIMAL3D, ov2, 1, &d), CT_OK);
+    r = json_loads(sc.resolved_json, 0, NULL);
+    ck_assert_ptr_null(resolved_get(r, "bodies.0.contact"));
+    json_decref(r);
+    ct_scene_free(&sc);
+    ct_diag_free(&d);
+}
+END_TEST
+
 /* ---------- the malformed corpus (parser half; mesh contents are the CLI's) ---------- */
 
 START_TEST(test_corpus)
@@ -934,6 +1042,7 @@ static Suite *scene_suite(void)
     tcase_add_test(tc, test_syntax_and_files);
     tcase_add_test(tc, test_roundtrip);
     tcase_add_test(tc, test_params);
+    tcase_add_test(tc, test_body_params);
     tcase_add_test(tc, test_corpus);
     suite_add_tcase(s, tc);
     return s;

@@ -38,9 +38,14 @@ void ct_params_free(ct_params *p)
     if (!p) return;
     free(p->value);
     free(p->is_auto);
+    free(p->body_value);
+    free(p->body_is_auto);
     p->value = NULL;
     p->is_auto = NULL;
+    p->body_value = NULL;
+    p->body_is_auto = NULL;
     p->n = 0;
+    p->nbodies = 0;
 }
 
 ct_status ct_params_copy(ct_params *dst, const ct_params *src)
@@ -51,7 +56,49 @@ ct_status ct_params_copy(ct_params *dst, const ct_params *src)
         memcpy(dst->value, src->value, (size_t)src->n * sizeof *dst->value);
         memcpy(dst->is_auto, src->is_auto, (size_t)src->n * sizeof *dst->is_auto);
     }
+    if (src->nbodies > 0 && src->n > 0) {
+        if ((st = ct_params_set_bodies(dst, src->nbodies)) != CT_OK) {
+            ct_params_free(dst);
+            return st;
+        }
+        const size_t ne = (size_t)src->nbodies * (size_t)src->n;
+        memcpy(dst->body_value, src->body_value, ne * sizeof *dst->body_value);
+        memcpy(dst->body_is_auto, src->body_is_auto, ne * sizeof *dst->body_is_auto);
+    }
     return CT_OK;
+}
+
+ct_status ct_params_set_bodies(ct_params *p, int nbodies)
+{
+    free(p->body_value);
+    free(p->body_is_auto);
+    p->body_value = NULL;
+    p->body_is_auto = NULL;
+    p->nbodies = 0;
+    if (nbodies <= 0 || p->n == 0) return CT_OK;
+    const size_t ne = (size_t)nbodies * (size_t)p->n;
+    p->body_value = malloc(ne * sizeof *p->body_value);
+    p->body_is_auto = malloc(ne * sizeof *p->body_is_auto);
+    if (!p->body_value || !p->body_is_auto) {
+        free(p->body_value);
+        free(p->body_is_auto);
+        p->body_value = NULL;
+        p->body_is_auto = NULL;
+        return CT_ENOMEM;
+    }
+    for (int b = 0; b < nbodies; ++b) {
+        memcpy(p->body_value + (size_t)b * p->n, p->value, (size_t)p->n * sizeof *p->value);
+        memcpy(p->body_is_auto + (size_t)b * p->n, p->is_auto, (size_t)p->n * sizeof *p->is_auto);
+    }
+    p->nbodies = nbodies;
+    return CT_OK;
+}
+
+double ct_params_body(const ct_params *p, int b, int i)
+{
+    if (i < 0 || i >= p->n) return NAN;
+    if (b >= 0 && b < p->nbodies && p->body_value) return p->body_value[(size_t)b * p->n + i];
+    return p->value[i];
 }
 
 int ct_params_index(const ct_params *p, const char *name)

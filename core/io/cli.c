@@ -154,8 +154,9 @@ static void print_param(const ct_param_spec *p)
     else if (p->type == CT_PARAM_CHOICE) snprintf(def, sizeof def, "%s", p->choices[(int)p->def]);
     else if (p->type == CT_PARAM_BOOL) snprintf(def, sizeof def, "%s", p->def != 0 ? "true" : "false");
     else snprintf(def, sizeof def, "%g", p->def);
-    printf("    %-18s %-10s %-8s %-24s %s%s\n", p->name, def, p->unit && *p->unit ? p->unit : "-", range, p->doc,
-           (p->flags & CT_PARAM_AUTO) ? " (\"auto\" allowed)" : "");
+    printf("    %-18s %-10s %-8s %-24s %s%s%s\n", p->name, def, p->unit && *p->unit ? p->unit : "-", range, p->doc,
+           (p->flags & CT_PARAM_AUTO) ? " (\"auto\" allowed)" : "",
+           (p->flags & CT_PARAM_PER_BODY) ? " (per body)" : "");
 }
 
 static int cmd_models(void)

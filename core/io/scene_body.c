@@ -610,6 +610,16 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
     }
     ct_sj_vec(c, b, "velocity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, bs->v0);
 
+    /* per-body contact parameters (overrides of the model's CT_PARAM_PER_BODY parameters); with an
+     * unknown model (already reported) they cannot be checked */
+    if (json_object_get(b, "contact") && sc->model) {
+        json_t *o = ct_sj_enter(c, b, "contact", SJ_OPTIONAL, NULL);
+        if (o) {
+            ct_sj_read_body_params(c, o, sc->model->name, &sc->params, i);
+            ct_sj_pop(c);
+        }
+    }
+
     int nerr = c->nerr;
     read_fixed(c, b, sc, i, bs);
     read_loads(c, b, sc, i, bs);
@@ -625,7 +635,7 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
 void ct_scene_read_bodies(sj *c, json_t *root, ct_scene *sc)
 {
     static const char *const keys[] = {"name", "mesh", "dofs", "kinematic", "material", "velocity", "fixed",
-                                       "loads", NULL};
+                                       "loads", "contact", NULL};
     json_t *a = ct_sj_enter_array(c, root, "bodies", SJ_REQUIRED, 1);
     if (!a) return;
     size_t n = json_array_size(a);
@@ -635,6 +645,9 @@ void ct_scene_read_bodies(sj *c, json_t *root, ct_scene *sc)
         return;
     }
     sc->nbodies = (int)n;
+    /* a row of per-body contact parameters per body, the scene-level values until a body
+     * overrides them (read_body) */
+    if (sc->model && ct_params_set_bodies(&sc->params, (int)n) != CT_OK) c->oom = 1;
     for (size_t i = 0; i < n; ++i) {
         ct_mesh_spec *m = &sc->bodies[i].mesh;
         for (int k = 0; k < 3; ++k) m->scale[k] = sc->bodies[i].coarse.scale[k] = 1.0;

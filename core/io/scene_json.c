@@ -505,6 +505,45 @@ void ct_sj_read_params(sj *c, json_t *obj, const ct_param_spec *spec, const char
     }
 }
 
+/* The names of the CT_PARAM_PER_BODY parameters of spec, ", "-separated ("none" if it has none). */
+static void per_body_names(char *buf, size_t size, const ct_param_spec *spec)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; spec && spec[i].name && n < size; ++i)
+        if (spec[i].flags & CT_PARAM_PER_BODY)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", spec[i].name);
+    if (!buf[0]) snprintf(buf, size, "none");
+}
+
+void ct_sj_read_body_params(sj *c, json_t *obj, const char *model, ct_params *p, int b)
+{
+    if (b < 0 || b >= p->nbodies) return; /* no rows (an allocation failure is already recorded) */
+    char list[512];
+    per_body_names(list, sizeof list, p->spec);
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        const int i = ct_params_index(p, key);
+        if (i < 0) {
+            ct_sj_error(c, key, "unknown key: not a parameter of %s (its per-body parameters: %s)", model, list);
+            continue;
+        }
+        const ct_param_spec *s = &p->spec[i];
+        if (!(s->flags & CT_PARAM_PER_BODY)) {
+            ct_sj_error(c, key, "not a per-body parameter of %s (its per-body parameters: %s)", model, list);
+            continue;
+        }
+        double val = 0.0;
+        int is_auto = 0;
+        if (read_param(c, s, v, &val, &is_auto)) { /* the checks of the scene-level value */
+            const size_t k = (size_t)b * (size_t)p->n + (size_t)i;
+            if (!is_auto) p->body_value[k] = val;
+            p->body_is_auto[k] = (unsigned char)is_auto;
+        }
+    }
+}
+
 /* ---------------- output ---------------- */
 
 /* Largest number of significant digits any real in v needs to read back exactly. */

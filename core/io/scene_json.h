@@ -106,6 +106,13 @@ int ct_sj_value_vec(sj *c, const json_t *v, const char *key, int n, sj_range r, 
 void ct_sj_read_params(sj *c, json_t *obj, const ct_param_spec *spec, const char *const *extra_keys,
                     ct_params *out);
 
+/* Read the per-body overrides of one body, obj = "bodies[b].contact" (entered: the current path
+ * is its pointer), into row b of p (rows made by ct_params_set_bodies): every key must be a
+ * CT_PARAM_PER_BODY parameter of the spec (an unknown key, or a parameter that is not per-body,
+ * is an error naming the model `model`); each value is checked as the scene-level one
+ * (ct_sj_read_params). Nothing is filled in: the tree keeps the body's keys as given. */
+void ct_sj_read_body_params(sj *c, json_t *obj, const char *model, ct_params *p, int b);
+
 /* ---- output ----
  * Pretty-print a tree (sorted keys, 2-space indent) with the fewest significant digits
  * that still reproduce every real exactly (so 0.3 prints as 0.3, not 0.29999999999999999). */

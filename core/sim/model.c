@@ -129,6 +129,8 @@ ct_status ct_model_create(ct_model **out, const ct_model_type *t, const ct_param
     /* "auto" entries are the model's to resolve: NAN unless its init does */
     for (int i = 0; st == CT_OK && i < m->params.n; ++i)
         if (m->params.is_auto[i]) m->params.value[i] = NAN;
+    for (long i = 0; st == CT_OK && i < (long)m->params.nbodies * m->params.n; ++i)
+        if (m->params.body_is_auto[i]) m->params.body_value[i] = NAN;
     if (st == CT_OK && t->init) {
         double t0 = omp_get_wtime();
         st = t->init(m->state, c, &m->params, diag);

@@ -174,10 +174,11 @@ static double seg_dist(const double *p0, const double *p1, const double *q0, con
 
 /* 3D edge–edge contacts from the swept candidates: edges that cross where no vertex is near (the
  * closest points interior to both edges, the edges not nearly parallel), within the reach at xⁿ or
- * at the end of the unconstrained motion, or meeting on the way. Non-penetration only (no
+ * at the end of the unconstrained motion, or meeting on the way (the pair's reach, lcp_coef).
+ * Non-penetration only (no
  * adhesion area: the interface is integrated by the vertex contacts); n from b's closest point
  * towards a's at xⁿ. Key ct_pair_key(nx + ea, eb), apart from the vertex contacts' keys. */
-static ct_status edge_contacts(lcp_state *st, const ct_step_ctx *c, const double *x0, double reach)
+static ct_status edge_contacts(lcp_state *st, const ct_step_ctx *c, const double *x0)
 {
     const ct_surface *s = c->surf;
     const ct_pair_list *E = &st->cand.ee;
@@ -188,6 +189,9 @@ static ct_status edge_contacts(lcp_state *st, const ct_step_ctx *c, const double
         for (int k = 0; k < 4; ++k)
             for (int d = 0; d < 3; ++d) P0[k][d] = x0[(size_t)v[k] * 3 + d];
         if (flat_edge(&st->cm, c->x_rest, ea) || flat_edge(&st->cm, c->x_rest, eb)) continue;
+        lcp_coef kp; /* the pair's reach */
+        ct_lcp_pair_coef(st, c->vert_part[v[0]], c->vert_part[v[2]], &kp);
+        const double reach = kp.reach;
         if (c->vert_part[v[0]] == c->vert_part[v[2]]) { /* self-contact: not between rest neighbours */
             const double *R = c->x_rest;
             if (seg_dist(R + 3 * (size_t)v[0], R + 3 * (size_t)v[1], R + 3 * (size_t)v[2], R + 3 * (size_t)v[3]) <
@@ -259,7 +263,7 @@ ct_status ct_lcp_find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
     const int dim = c->dim;
     const ct_surface *s = c->surf;
     const double h = c->h, *x0 = c->x_prev, *vx = sys->vx_free;
-    const double reach = st->cadh > 0.0 && isfinite(st->debond) ? fmax(st->margin, st->debond) : st->margin;
+    const double reach = st->reach; /* the broad phase's: the largest pair reach */
     st->m = 0;
     ct_status rs;
     /* half-spaces */
@@ -273,7 +277,9 @@ ct_status ct_lcp_find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
                 g += ob->normal[d] * (x0[(size_t)k * dim + d] - ob->point[d]);
                 gv += ob->normal[d] * vx[(size_t)k * dim + d];
             }
-            if (fmin(g, g + h * gv) >= reach) continue;
+            lcp_coef kp;
+            ct_lcp_pair_coef(st, c->vert_part[k], c->nbodies + o, &kp);
+            if (fmin(g, g + h * gv) >= kp.reach) continue;
             contact ct = {0};
             ct.key = ct_pair_key(k, c->nbodies + o);
             ct.nv = 1, ct.v[0] = k, ct.w[0] = 1.0;
@@ -301,14 +307,17 @@ ct_status ct_lcp_find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
         const int v = L->ij[2 * i], f = L->ij[2 * i + 1];
         const int fv0 = dim == 3 ? s->faces[3 * f] : s->edges[2 * f];
         if (!st->movable[v] && st->part_kin[c->vert_part[fv0]]) continue;
+        lcp_coef kp; /* the pair's reach (≤ the broad phase's) */
+        ct_lcp_pair_coef(st, c->vert_part[v], c->vert_part[fv0], &kp);
+        const double rq = kp.reach;
         double wb[3];
         /* self-contact: not between rest neighbours (a vertex and a face of its own body that are
          * this close at rest, e.g. across a 2.5 mm layer of a plate, are kept apart by the
          * elasticity; as contacts they push the vertex through its own body) */
-        if (c->vert_part[v] == c->vert_part[fv0] && prim_dist(s, dim, c->x_rest, v, f, wb) < 2.0 * reach) continue;
+        if (c->vert_part[v] == c->vert_part[fv0] && prim_dist(s, dim, c->x_rest, v, f, wb) < 2.0 * rq) continue;
         const double d0 = prim_dist(s, dim, x0, v, f, wb), d1 = prim_dist(s, dim, x1, v, f, wb);
         double d = fmin(d0, d1);
-        if (d0 >= reach) {
+        if (d0 >= rq) {
             /* not near at xⁿ: do they meet on the way? Ranked after the near ones by the time of
              * impact, then those that only end near, so that a vertex moving through a thin part
              * in one unconstrained step gets the face it reaches first, not the far side's face
@@ -322,8 +331,8 @@ ct_status ct_lcp_find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
                     xs[k * dim + dd] = x0[(size_t)pv[k - 1] * dim + dd], dxs[k * dim + dd] = dx[(size_t)pv[k - 1] * dim + dd];
             ct_ccd_opts co = ct_ccd_default_opts();
             co.thickness = 0.5 * st->margin;
-            if (ct_accd(dim == 3 ? CT_CCD_PT : CT_CCD_PE, dim, xs, dxs, 1.0, &co, &toi)) d = reach + toi;
-            else if (d1 < reach) d = reach + 1.0 + d1;
+            if (ct_accd(dim == 3 ? CT_CCD_PT : CT_CCD_PE, dim, xs, dxs, 1.0, &co, &toi)) d = rq + toi;
+            else if (d1 < rq) d = rq + 1.0 + d1;
             else continue;
         }
         B[nb++] = (best_t){v, c->vert_part[fv0], f, d};
@@ -363,15 +372,16 @@ ct_status ct_lcp_find_contacts(lcp_state *st, const ct_step_ctx *c, const ct_lin
         if ((rs = push_contact(st, &ct)) != CT_OK) break;
     }
     free(B);
-    if (rs == CT_OK && dim == 3) rs = edge_contacts(st, c, x0, reach);
+    if (rs == CT_OK && dim == 3) rs = edge_contacts(st, c, x0);
     if (rs != CT_OK) return rs;
-    /* frames, areas, β */
+    /* frames, the pair's coefficients, areas, β */
     for (long i = 0; i < st->m; ++i) {
         contact *ct = &st->c[i];
         double vr[3];
         ct_lcp_rel_velocity(ct, dim, vx, vr);
         make_frame(dim, vr, ct->fr);
-        ct->area = st->cadh > 0.0 && !ct->edge ? contact_area(st, ct->v[0], ct->pa, ct->pb, ct->fr[0]) : 0.0;
+        ct_lcp_pair_coef(st, ct->pa, ct->pb, &ct->k);
+        ct->area = ct->k.c > 0.0 && !ct->edge ? contact_area(st, ct->v[0], ct->pa, ct->pb, ct->fr[0]) : 0.0;
         const pair_rec *R = ct_pair_map_find(&st->pairs, ct->key);
         ct->beta = R ? R->beta : (!st->started ? st->beta0 : 0.0);
         for (int r = 0; r < 3; ++r) {

@@ -1,6 +1,6 @@
 /* lcp_pgs.c — Gascón, Zurdo & Otaduy 2010, "Constraint-Based Simulation of Adhesive Contact":
  * the velocity-level contact LCP of the linearized implicit Euler step, solved by block projected
- * Gauss–Seidel with implicit adhesion constraints (paper 001 §3–5; README.md).
+ * Gauss–Seidel with implicit adhesion constraints (§3–5; README.md).
  *
  * Constraint family (ct_model.h): the core assembles A = M + h²K(xⁿ) and b on the free dofs; this
  * model's step op
@@ -21,10 +21,14 @@
  *      connected by contacts (kinematic bodies and half-spaces connect nothing): it is stored
  *      dense per group;
  *   4. solves it with ct_pgs_solve (ADHESIVE_BOX: eq. 16 and steps 1–8 with the friction pyramid,
- *      adhesion factor a_i = h² A_i C β_i²; or COULOMB_DISK without adhesion), warm-started
- *      from the tracked pairs' last impulses, and returns r = Σ_i C_i λ_i;
+ *      adhesion factor a_i = h² A_i C β_i² with the pair's C; or COULOMB_DISK without adhesion),
+ *      warm-started from the tracked pairs' last impulses, and returns r = Σ_i C_i λ_i;
  *   5. after the step (end_step) evolves β per tracked pair by eq. 11/12 (explicit Euler, clamped
  *      to [0, 1], §5.3) and drops the pairs whose gap exceeds debond_gap (full debonding).
+ *
+ * The adhesion coefficients c, w, eta, r, p0 are per body (CT_PARAM_PER_BODY): a contact between two
+ * bodies uses the smaller of their values of each, one against a half-space the body's
+ * (ct_lcp_pair_coef); debond_gap "auto" and the search reach follow per pair.
  *
  * Not intersection-free: the linearized constraints can let surfaces overlap (curved or fast
  * motion, edges crossing without a vertex); the core's verifier logs /steps/intersections and
@@ -49,17 +53,20 @@ static const char *const tang_choices[] = {"max", "min", NULL};
 
 static const ct_param_spec lcp_pgs_params[] = {
     [P_MU] = {"mu", CT_PARAM_REAL, 0.0, "", 0, INFINITY, 0, NULL, "Coulomb friction coefficient μ", 0},
-    [P_C] = {"c", CT_PARAM_REAL, 0.0, "N/m^3", 0, INFINITY, 0, NULL,
-             "adhesion stiffness C: a bonded contact holds the traction C β² g at gap g (eq. 10); 0: no adhesion",
+    /* c, w, eta, r, p0: per body; a contact between two bodies takes the smaller of their values
+     * of each, a contact against a half-space the body's (ct_lcp_pair_coef) */
+    [P_C] = {"c", CT_PARAM_REAL, 0.0, "N/m^3", 0, INFINITY, CT_PARAM_PER_BODY, NULL,
+             "adhesion stiffness C: a bonded contact holds the traction C β² g at gap g (eq. 10); 0: no adhesion; "
+             "a pair of bodies takes the smaller value",
              0},
-    [P_W] = {"w", CT_PARAM_REAL, 1.0, "J/m^2", 0, INFINITY, 0, NULL,
-             "adhesion energy W: debonding starts when C g² β exceeds it (eq. 12)", 0},
-    [P_ETA] = {"eta", CT_PARAM_REAL, 1.0, "J*s/m^2", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
-               "debonding viscosity η: β falls at (W − C g² β)/η (eq. 12)", 0},
-    [P_R] = {"r", CT_PARAM_REAL, 0.0, "1/(Pa*s)", 0, INFINITY, 0, NULL,
-             "bonding rate r under compression: β rises at r (p − β p₀) (eq. 11)", 0},
-    [P_P0] = {"p0", CT_PARAM_REAL, 1e3, "Pa", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
-              "saturation pressure p₀: bonding stops at β = p/p₀ (eq. 11)", 0},
+    [P_W] = {"w", CT_PARAM_REAL, 1.0, "J/m^2", 0, INFINITY, CT_PARAM_PER_BODY, NULL,
+             "adhesion energy W: debonding starts when C g² β exceeds it (eq. 12); a pair takes the smaller", 0},
+    [P_ETA] = {"eta", CT_PARAM_REAL, 1.0, "J*s/m^2", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_PER_BODY, NULL,
+               "debonding viscosity η: β falls at (W − C g² β)/η (eq. 12); a pair takes the smaller", 0},
+    [P_R] = {"r", CT_PARAM_REAL, 0.0, "1/(Pa*s)", 0, INFINITY, CT_PARAM_PER_BODY, NULL,
+             "bonding rate r under compression: β rises at r (p − β p₀) (eq. 11); a pair takes the smaller", 0},
+    [P_P0] = {"p0", CT_PARAM_REAL, 1e3, "Pa", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_PER_BODY, NULL,
+              "saturation pressure p₀: bonding stops at β = p/p₀ (eq. 11); a pair takes the smaller", 0},
     [P_BETA0] = {"beta0", CT_PARAM_REAL, 0.0, "", 0, 1, 0, NULL,
                  "adhesion intensity of the contacts found in the first step (later ones start at 0)", 0},
     [P_MARGIN] = {"margin", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
@@ -72,7 +79,7 @@ static const ct_param_spec lcp_pgs_params[] = {
                  1},
     [P_DEBOND] = {"debond_gap", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
                   "full debonding: a bonded pair whose gap exceeds this is dropped (auto: twice the reference gap "
-                  "sqrt(W/C), §6)",
+                  "sqrt(W/C) of the pair's W and C, §6)",
                   1},
     [P_LAW] = {"law", CT_PARAM_CHOICE, 0, "", 0, 0, 0, law_choices,
                "box: the paper's block PGS with implicit adhesion and the 4-sided friction pyramid; disk: Coulomb "
@@ -104,6 +111,7 @@ static void destroy(void *p)
     lcp_state *st = p;
     free(st->movable);
     free(st->part_kin);
+    free(st->body);
     ct_contact_mesh_free(&st->cm);
     ct_pair_map_free(&st->pairs);
     ct_candidates_free(&st->cand);
@@ -123,17 +131,33 @@ static void destroy(void *p)
     free(st->x1);
 }
 
+/* The pair rule (README.md, "Per-body parameters"): between two bodies each coefficient is the
+ * smaller of the two bodies' values (the weaker surface limits the bond; in the paper's candy demo
+ * "the adhesion properties are dominated by the adhesion stiffness of the Jell-O"); against a
+ * half-space (pb >= nbodies) the body's own. */
+void ct_lcp_pair_coef(const lcp_state *st, int pa, int pb, lcp_coef *k)
+{
+    const lcp_coef *A = &st->body[pa < st->nbodies ? pa : pb];
+    const lcp_coef *B = pb < st->nbodies ? &st->body[pb] : A;
+    k->c = fmin(A->c, B->c), k->w = fmin(A->w, B->w), k->eta = fmin(A->eta, B->eta);
+    k->r = fmin(A->r, B->r), k->p0 = fmin(A->p0, B->p0);
+    if (st->debond_auto) k->debond = k->c > 0.0 ? 2.0 * sqrt(k->w / k->c) : INFINITY;
+    else k->debond = st->debond;
+    k->reach = k->c > 0.0 && isfinite(k->debond) ? fmax(st->margin, k->debond) : st->margin;
+}
+
 static ct_status init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
 {
     (void)diag;
     lcp_state *st = p;
     const double *v = prm->value;
-    st->mu = v[P_MU], st->cadh = v[P_C], st->w = v[P_W], st->eta = v[P_ETA], st->r = v[P_R], st->p0 = v[P_P0];
+    st->mu = v[P_MU];
     st->beta0 = v[P_BETA0], st->margin = v[P_MARGIN];
     st->thick = prm->is_auto[P_THICK] ? 1e-3 * st->margin : v[P_THICK];
     prm->value[P_THICK] = st->thick;
-    if (prm->is_auto[P_DEBOND]) {
-        st->debond = st->cadh > 0.0 ? 2.0 * sqrt(st->w / st->cadh) : INFINITY;
+    st->debond_auto = prm->is_auto[P_DEBOND];
+    if (st->debond_auto) { /* logged: the scene-level pair's (bodies without overrides) */
+        st->debond = v[P_C] > 0.0 ? 2.0 * sqrt(v[P_W] / v[P_C]) : INFINITY;
         prm->value[P_DEBOND] = isfinite(st->debond) ? st->debond : NAN;
     } else {
         st->debond = v[P_DEBOND];
@@ -149,11 +173,30 @@ static ct_status init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *di
     st->dim = c->dim, st->nbodies = c->nbodies, st->np = c->nbodies + c->nobstacles;
     st->movable = malloc((size_t)c->nx + 1);
     st->part_kin = calloc((size_t)st->np + 1, 1);
-    if (!st->movable || !st->part_kin) return CT_ENOMEM;
+    st->body = calloc((size_t)st->nbodies + 1, sizeof *st->body);
+    if (!st->movable || !st->part_kin || !st->body) return CT_ENOMEM;
+    /* each body's coefficients: its overrides, else the scene-level values */
+    st->adhesive = 0;
+    for (int b = 0; b < st->nbodies; ++b) {
+        lcp_coef *k = &st->body[b];
+        k->c = ct_params_body(prm, b, P_C), k->w = ct_params_body(prm, b, P_W), k->eta = ct_params_body(prm, b, P_ETA);
+        k->r = ct_params_body(prm, b, P_R), k->p0 = ct_params_body(prm, b, P_P0);
+        st->adhesive |= k->c > 0.0;
+    }
     for (int k = 0; k < c->nx; ++k) st->movable[k] = !(c->vert_kinematic && c->vert_kinematic[k]);
     ct_status s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
     if (s != CT_OK) return s;
     for (int q = 0; q < st->np; ++q) st->part_kin[q] = q >= c->nbodies || (q < st->cm.npart && st->cm.part_kin[q]);
+    /* the broad phase's reach: the largest over the pairs that can occur (a movable body against
+     * itself, another body or a half-space) */
+    st->reach = st->margin;
+    for (int a = 0; a < st->nbodies; ++a)
+        for (int b = a; b < st->np; ++b) {
+            if (st->part_kin[a] && st->part_kin[b]) continue;
+            lcp_coef k;
+            ct_lcp_pair_coef(st, a, b, &k);
+            st->reach = fmax(st->reach, k.reach);
+        }
     if ((s = ct_pair_map_init(&st->pairs, sizeof(pair_rec))) != CT_OK) return s;
     ct_candidates_init(&st->cand);
     static const char *const names[14] = {"lcp_contacts", "lcp_bonded", "beta_min", "beta_mean", "beta_max",
@@ -335,7 +378,7 @@ static ct_status build_problem(lcp_state *st, const ct_step_ctx *c, const ct_lin
             st->lam[(size_t)a * dim + r] = ct->lam[r];
         }
         st->mu_arr[a] = st->mu;
-        st->adh[a] = h * h * ct->area * st->cadh * ct->beta * ct->beta;
+        st->adh[a] = h * h * ct->area * ct->k.c * ct->beta * ct->beta;
     }
     return CT_OK;
 }
@@ -347,7 +390,7 @@ static ct_status step(void *p, const ct_step_ctx *c, const ct_linear_system *sys
     const int dim = c->dim;
     /* the faces' normals at xⁿ for the face-aware contact areas */
     double t0 = now();
-    ct_status s = st->cadh > 0.0 ? ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0) : CT_OK;
+    ct_status s = st->adhesive ? ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0) : CT_OK;
     if (s == CT_OK) s = ct_lcp_find_contacts(st, c, sys);
     double t1 = now();
     st->t_contacts = t1 - t0, st->t_delassus = st->t_pgs = 0.0;
@@ -380,14 +423,14 @@ done:
 /* ------------------------------------------------------------------------------------------ */
 /* after the step: β (§5.3), the tracked pairs                                                 */
 
-/* β̇ of §5.3 for a contact with impulses lam (frame) over area A: ct_lcp_beta_rate with the normal
- * traction −λ_n/(hA) and the tangential adhesive traction |λ_T|/(hA). */
-static double beta_rate(const lcp_state *st, double beta, const double *lam, double A, double h, int dim)
+/* β̇ of §5.3 for a contact with impulses lam (frame) over area A and the pair's coefficients k:
+ * ct_lcp_beta_rate with the normal traction −λ_n/(hA) and the tangential adhesive traction |λ_T|/(hA). */
+static double beta_rate(const lcp_coef *k, double beta, const double *lam, double A, double h, int dim)
 {
-    if (!(A > 0.0) || !(st->cadh > 0.0)) return 0.0;
+    if (!(A > 0.0) || !(k->c > 0.0)) return 0.0;
     double lt2 = 0.0;
     for (int r = 1; r < dim; ++r) lt2 += lam[r] * lam[r];
-    const ct_rcc_law L = {st->cadh, 0.0, st->eta, st->w, st->r, st->p0};
+    const ct_rcc_law L = {k->c, 0.0, k->eta, k->w, k->r, k->p0};
     return ct_lcp_beta_rate(&L, beta, -lam[0] / (h * A), sqrt(lt2) / (h * A));
 }
 
@@ -403,8 +446,9 @@ static ct_status end_step(void *p, const ct_step_ctx *c, const double *x_next, c
         const double gt = ct_lcp_end_gap(ct, c, x_next, &g);
         st->min_gap = fmin(st->min_gap, gt);
         double beta = ct->beta;
-        if (ct->area > 0.0) beta = fmin(1.0, fmax(0.0, beta + c->h * beta_rate(st, beta, ct->lam, ct->area, c->h, dim)));
-        if (g > st->debond) beta = 0.0; /* full debonding */
+        if (ct->area > 0.0)
+            beta = fmin(1.0, fmax(0.0, beta + c->h * beta_rate(&ct->k, beta, ct->lam, ct->area, c->h, dim)));
+        if (g > ct->k.debond) beta = 0.0; /* full debonding */
         ct->beta = beta;
         const int keep = beta > 0.0 || ct->lam[0] != 0.0 || st->warm;
         if (!keep) continue;

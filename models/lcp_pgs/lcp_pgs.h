@@ -18,6 +18,16 @@ typedef struct {
     double gap;      /* the gap at the end of the last step (m) */
 } pair_rec;
 
+/* The adhesion coefficients of a contact (README.md, "Per-body parameters"): for a contact between
+ * bodies a and b each of c, w, eta, r, p0 is the smaller of the two bodies' values; against a
+ * half-space, the body's. debond and reach follow from them (ct_lcp_pair_coef). */
+typedef struct {
+    double c, w, eta, r, p0; /* C (N/m³), W (J/m²), η (J s/m²), r (1/(Pa s)), p₀ (Pa) */
+    double debond;           /* full-debonding gap (m): debond_gap, or auto 2√(W/C) (∞ when C = 0) */
+    double reach;            /* the contact search reach of the pair: max(margin, debond) with
+                                adhesion (a bond stays in the problem until it debonds), else margin */
+} lcp_coef;
+
 /* a contact of the current step */
 typedef struct {
     uint64_t key;    /* ct_pair_key(vertex, partner participant) */
@@ -29,6 +39,7 @@ typedef struct {
     double fr[3][3]; /* n, t, b */
     double gap;      /* n·(Σ w_k xⁿ_k) + off (m) */
     double area;     /* adhesion area (m²; 2D m): 0 for no adhesion */
+    lcp_coef k;      /* the pair's adhesion coefficients */
     double beta;
     double lam[3];   /* this step's impulses in the frame (N s) */
     int group;       /* its group of coupled contacts */
@@ -37,7 +48,12 @@ typedef struct {
 } contact;
 
 typedef struct {
-    double mu, cadh, w, eta, r, p0, beta0, margin, thick, debond;
+    double mu, beta0, margin, thick;
+    double debond;              /* debond_gap as given (used when !debond_auto) */
+    int debond_auto;            /* debond_gap "auto": 2√(W/C) per pair */
+    lcp_coef *body;             /* nbodies: each body's coefficients (its per-body values) */
+    int adhesive;               /* some body has C > 0 */
+    double reach;               /* the largest pair reach that can occur (the broad phase's) */
     ct_pgs_opts opts;
     int warm;
     int dim, np, nbodies;
@@ -65,6 +81,9 @@ typedef struct {
     int started;
     const char *names[14];
 } lcp_state;
+
+/* The coefficients of a contact between participants pa and pb (the pair rule, lcp_coef). */
+void ct_lcp_pair_coef(const lcp_state *st, int pa, int pb, lcp_coef *k);
 
 /* The contacts of the step (st->c, st->m) with their frames, adhesion areas, β and warm-start
  * impulses; fills st->dx and st->x1 (lcp_contacts.c). */
