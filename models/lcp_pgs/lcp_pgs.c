@@ -490,11 +490,15 @@ static ct_status forces(void *p, const ct_step_ctx *c, const double *x, ct_force
             for (int r = 1; r < dim; ++r) ft[d] += ct->lam[r] * ct->fr[r][d] / c->h;
         }
         const ct_force_category cn = ln >= 0.0 ? CT_FORCE_BARRIER : CT_FORCE_ADHESION_NORMAL;
-        double tmag = 0.0;
-        for (int r = 1; r < dim; ++r) tmag += ct->lam[r] * ct->lam[r];
+        /* friction when the tangential impulse lies in the law's friction set of μλ_n (box: each
+         * tangential component within it, the 4-sided pyramid; disk: its norm), tangential
+         * adhesion otherwise */
+        double tmag = 0.0, tcomp = 0.0;
+        for (int r = 1; r < dim; ++r) tmag += ct->lam[r] * ct->lam[r], tcomp = fmax(tcomp, fabs(ct->lam[r]));
         tmag = sqrt(tmag);
+        const double tfric = st->opts.law == CT_PGS_ADHESIVE_BOX ? tcomp : tmag;
         const ct_force_category ctg =
-            ln > 0.0 && tmag <= st->mu * ln * (1.0 + 1e-12) ? CT_FORCE_FRICTION : CT_FORCE_ADHESION_TANGENTIAL;
+            ln > 0.0 && tfric <= st->mu * ln * (1.0 + 1e-12) ? CT_FORCE_FRICTION : CT_FORCE_ADHESION_TANGENTIAL;
         double *fa = ct_force_report_at(out, a, b, cn), *fb = ct_force_report_at(out, b, a, cn);
         double *ta = ct_force_report_at(out, a, b, ctg), *tb = ct_force_report_at(out, b, a, ctg);
         for (int d = 0; d < dim; ++d) fa[d] += fn[d], fb[d] -= fn[d], ta[d] += ft[d], tb[d] -= ft[d];
