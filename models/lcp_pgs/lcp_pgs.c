@@ -423,15 +423,34 @@ done:
 /* ------------------------------------------------------------------------------------------ */
 /* after the step: β (§5.3), the tracked pairs                                                 */
 
+/* The adhesive part of a contact's tangential impulse (frame impulses lam): what lies beyond the
+ * law's friction set of μ max(λ_n, 0) (box law: per component, the 4-sided pyramid; disk: the
+ * norm). 0 for a tangential impulse that friction alone can carry; the whole of it in tension. */
+static double tangential_adhesive(const lcp_state *st, const double *lam, int dim)
+{
+    const double lf = lam[0] > 0.0 ? st->mu * lam[0] * (1.0 + 1e-12) : 0.0;
+    double s = 0.0;
+    if (st->opts.law == CT_PGS_ADHESIVE_BOX) {
+        for (int r = 1; r < dim; ++r) {
+            const double e = fmax(fabs(lam[r]) - lf, 0.0);
+            s += e * e;
+        }
+        return sqrt(s);
+    }
+    for (int r = 1; r < dim; ++r) s += lam[r] * lam[r];
+    return fmax(sqrt(s) - lf, 0.0);
+}
+
 /* β̇ of §5.3 for a contact with impulses lam (frame) over area A and the pair's coefficients k:
- * ct_lcp_beta_rate with the normal traction −λ_n/(hA) and the tangential adhesive traction |λ_T|/(hA). */
-static double beta_rate(const lcp_coef *k, double beta, const double *lam, double A, double h, int dim)
+ * ct_lcp_beta_rate with the normal traction −λ_n/(hA) and the tangential adhesive traction (the
+ * tangential impulse beyond friction, tangential_adhesive)/(hA): "in case of normal compression, we
+ * compute the tangential adhesive traction", so friction does not debond a compressed contact. */
+static double beta_rate(const lcp_state *st, const lcp_coef *k, double beta, const double *lam, double A, double h,
+                        int dim)
 {
     if (!(A > 0.0) || !(k->c > 0.0)) return 0.0;
-    double lt2 = 0.0;
-    for (int r = 1; r < dim; ++r) lt2 += lam[r] * lam[r];
     const ct_rcc_law L = {k->c, 0.0, k->eta, k->w, k->r, k->p0};
-    return ct_lcp_beta_rate(&L, beta, -lam[0] / (h * A), sqrt(lt2) / (h * A));
+    return ct_lcp_beta_rate(&L, beta, -lam[0] / (h * A), tangential_adhesive(st, lam, dim) / (h * A));
 }
 
 static ct_status end_step(void *p, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats)
@@ -447,7 +466,7 @@ static ct_status end_step(void *p, const ct_step_ctx *c, const double *x_next, c
         st->min_gap = fmin(st->min_gap, gt);
         double beta = ct->beta;
         if (ct->area > 0.0)
-            beta = fmin(1.0, fmax(0.0, beta + c->h * beta_rate(&ct->k, beta, ct->lam, ct->area, c->h, dim)));
+            beta = fmin(1.0, fmax(0.0, beta + c->h * beta_rate(st, &ct->k, beta, ct->lam, ct->area, c->h, dim)));
         if (g > ct->k.debond) beta = 0.0; /* full debonding */
         ct->beta = beta;
         const int keep = beta > 0.0 || ct->lam[0] != 0.0 || st->warm;
@@ -490,15 +509,13 @@ static ct_status forces(void *p, const ct_step_ctx *c, const double *x, ct_force
             for (int r = 1; r < dim; ++r) ft[d] += ct->lam[r] * ct->fr[r][d] / c->h;
         }
         const ct_force_category cn = ln >= 0.0 ? CT_FORCE_BARRIER : CT_FORCE_ADHESION_NORMAL;
-        /* friction when the tangential impulse lies in the law's friction set of μλ_n (box: each
-         * tangential component within it, the 4-sided pyramid; disk: its norm), tangential
-         * adhesion otherwise */
-        double tmag = 0.0, tcomp = 0.0;
-        for (int r = 1; r < dim; ++r) tmag += ct->lam[r] * ct->lam[r], tcomp = fmax(tcomp, fabs(ct->lam[r]));
+        /* friction when the tangential impulse lies in the law's friction set, tangential adhesion
+         * otherwise (tangential_adhesive) */
+        double tmag = 0.0;
+        for (int r = 1; r < dim; ++r) tmag += ct->lam[r] * ct->lam[r];
         tmag = sqrt(tmag);
-        const double tfric = st->opts.law == CT_PGS_ADHESIVE_BOX ? tcomp : tmag;
         const ct_force_category ctg =
-            ln > 0.0 && tfric <= st->mu * ln * (1.0 + 1e-12) ? CT_FORCE_FRICTION : CT_FORCE_ADHESION_TANGENTIAL;
+            tangential_adhesive(st, ct->lam, dim) > 0.0 ? CT_FORCE_ADHESION_TANGENTIAL : CT_FORCE_FRICTION;
         double *fa = ct_force_report_at(out, a, b, cn), *fb = ct_force_report_at(out, b, a, cn);
         double *ta = ct_force_report_at(out, a, b, ctg), *tb = ct_force_report_at(out, b, a, ctg);
         for (int d = 0; d < dim; ++d) fa[d] += fn[d], fb[d] -= fn[d], ta[d] += ft[d], tb[d] -= ft[d];
