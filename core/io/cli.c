@@ -1,4 +1,4 @@
-/* cli.c — `contactlab run | check | models | export | fclib`. */
+/* cli.c — `contactlab run | check | sensitivity | models | export | fclib`. */
 #include "contactlab/ct_cli.h"
 
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include "contactlab/ct_h5log.h"
 #include "contactlab/ct_run.h"
 #include "contactlab/ct_scene.h"
+#include "contactlab/ct_sensitivity.h"
 #include "contactlab/ct_sim.h"
 
 static void usage(FILE *f)
@@ -22,6 +23,11 @@ static void usage(FILE *f)
     fputs("usage:\n"
           "  contactlab run SCENE.json [-o OUT.h5] [--set key.path=value]... [--threads N] [--steps N] [--quiet]\n"
           "  contactlab check SCENE.json [--set key.path=value]...   validate and print the resolved scene\n"
+          "  contactlab sensitivity SCENE.json --param PATH [--param PATH]... [-o OUT.h5] [--set key.path=value]...\n"
+          "                   [--threads N] [--refactor] [--quiet]    dx/dθ of the static equilibrium at the end\n"
+          "                                                           (PATH: bodies.B.fixed.F.motion.S.velocity.C | ...\n"
+          "                                                           angular_velocity | center.C, bodies.B.loads.L.force.C |\n"
+          "                                                           force_rate.C, gravity.C)\n"
           "  contactlab models                                        every model, its parameters, defaults, units\n"
           "  contactlab export OUT.h5 DATASET... [--csv]              columns for gnuplot (or CSV)\n"
           "  contactlab fclib FILE.hdf5 [--law disk|box] [--tol T] [--max-iter N] [--omega W] [--shuffle]\n"
@@ -129,6 +135,236 @@ static int cmd_run_or_check(int argc, char **argv, int run)
     ct_sim_destroy(sim);
     ct_scene_free(&sc);
     free(o.sets);
+    return finish(&d, st != CT_OK ? st : ct_diag_status(&d));
+}
+
+/* ---- sensitivity: dx/dθ of the static equilibrium at the end of a scene (ct_sensitivity.h) ---- */
+
+/* The derivative of a position probe (mean_displacement, mean_position: both linear in x) along
+ * dx; *n = 0 for probes that are not (forces, reactions, energies, velocities). */
+static ct_status probe_derivative(const ct_sim *s, const ct_probe_spec *p, const double *dx, double *val,
+                                  double *der, int *n)
+{
+    const int dim = s->dim;
+    *n = 0;
+    if (p->kind != CT_PROBE_MEAN_DISPLACEMENT && p->kind != CT_PROBE_MEAN_POSITION) return CT_OK;
+    int *idx = NULL, m = 0;
+    if (ct_sim_select(s, &p->sel, 0, &idx, &m) != CT_OK) return CT_ENOMEM;
+    double v[3] = {0, 0, 0}, d[3] = {0, 0, 0};
+    for (int i = 0; i < m; ++i)
+        for (int c = 0; c < dim; ++c) {
+            const size_t k = (size_t)idx[i] * dim + c;
+            v[c] += p->kind == CT_PROBE_MEAN_POSITION ? s->x[k] : s->x[k] - s->X[k];
+            d[c] += dx[k];
+        }
+    free(idx);
+    for (int c = 0; c < dim; ++c) {
+        v[c] = m ? v[c] / m : NAN;
+        d[c] = m ? d[c] / m : NAN;
+    }
+    if (p->component == CT_COMPONENT_ALL) {
+        for (int c = 0; c < dim; ++c) val[c] = v[c], der[c] = d[c];
+        *n = dim;
+    } else if (p->component == CT_COMPONENT_NORM) {
+        double nn = 0.0, vd = 0.0;
+        for (int c = 0; c < dim; ++c) nn += v[c] * v[c], vd += v[c] * d[c];
+        val[0] = sqrt(nn);
+        der[0] = val[0] > 0.0 ? vd / val[0] : NAN;
+        *n = 1;
+    } else {
+        val[0] = v[p->component];
+        der[0] = d[p->component];
+        *n = 1;
+    }
+    return CT_OK;
+}
+
+static ct_status write_sensitivity(const char *path, const ct_sim *s, const char *const *params, int np,
+                                   const double *dx, const ct_sens_info *info, const char *argv_line, ct_diag *d)
+{
+    const int dim = s->dim;
+    const size_t nxd = (size_t)s->nx * dim;
+    ct_h5log *lg = NULL;
+    ct_status st = ct_h5log_open(&lg, path, d);
+    if (st != CT_OK) return st;
+    size_t d2[2] = {(size_t)s->nx, (size_t)dim}, d3[3] = {(size_t)np, (size_t)s->nx, (size_t)dim};
+    if (st == CT_OK) st = ct_h5log_attr_str(lg, "/", "scene_json", s->sc->resolved_json ? s->sc->resolved_json : "{}");
+    if (st == CT_OK) st = ct_h5log_attr_str(lg, "/", "model", ct_model_name(s->model));
+    if (st == CT_OK) st = ct_h5log_attr_int(lg, "/", "dim", dim);
+    if (st == CT_OK && argv_line) st = ct_h5log_attr_str(lg, "/", "command", argv_line);
+    if (st == CT_OK) st = ct_h5log_write(lg, "/mesh/X", CT_H5_DOUBLE, 2, d2, s->X);
+    if (st == CT_OK) st = ct_h5log_write(lg, "/mesh/vertex_body", CT_H5_INT, 1, d2, s->xv_body);
+    if (st == CT_OK) st = ct_h5log_write(lg, "/state/x", CT_H5_DOUBLE, 2, d2, s->x);
+    if (st == CT_OK) st = ct_h5log_attr_double(lg, "/state/x", "time", s->t);
+    if (st == CT_OK) st = ct_h5log_write(lg, "/sensitivity/dx", CT_H5_DOUBLE, 3, d3, dx);
+    if (st == CT_OK)
+        st = ct_h5log_attr_str(lg, "/sensitivity/dx", "definition",
+                               "dx/dθ of the equilibrium positions, one (vertices x dim) slice per parameter");
+    if (st == CT_OK) st = ct_h5log_attr_int(lg, "/sensitivity", "nparam", np);
+    for (int k = 0; k < np && st == CT_OK; ++k) {
+        char name[32];
+        snprintf(name, sizeof name, "param_%d", k);
+        st = ct_h5log_attr_str(lg, "/sensitivity", name, params[k]);
+    }
+    if (st == CT_OK) st = ct_h5log_attr_int(lg, "/sensitivity", "reused_factor", info->reused_factor);
+    if (st == CT_OK) st = ct_h5log_attr_double(lg, "/sensitivity", "force_residual", info->force_residual);
+    for (int i = 0; i < s->sc->nprobes && st == CT_OK; ++i) {
+        const ct_probe_spec *p = &s->sc->probes[i];
+        double *rows = malloc(((size_t)np * 3 + 1) * sizeof *rows);
+        if (!rows) {
+            st = CT_ENOMEM;
+            break;
+        }
+        int n = 0;
+        for (int k = 0; k < np && st == CT_OK; ++k) {
+            double val[3], der[3];
+            st = probe_derivative(s, p, dx + nxd * k, val, der, &n);
+            for (int c = 0; c < n; ++c) rows[(size_t)k * n + c] = der[c];
+        }
+        if (st == CT_OK && n > 0) {
+            char dp[256];
+            snprintf(dp, sizeof dp, "/sensitivity/probes/%s", p->name);
+            size_t dd[2] = {(size_t)np, (size_t)n};
+            st = ct_h5log_write(lg, dp, CT_H5_DOUBLE, 2, dd, rows);
+        }
+        free(rows);
+    }
+    if (st != CT_OK && ct_diag_status(d) == CT_OK) ct_diag_add(d, st, "%s: cannot write the sensitivities", path);
+    ct_status stc = ct_h5log_close(lg);
+    if (st == CT_OK && stc != CT_OK) st = ct_diag_add(d, stc, "%s: cannot close the file", path);
+    return st;
+}
+
+static int cmd_sensitivity(int argc, char **argv)
+{
+    /* --param and --refactor first; the rest are run's options */
+    const char **params = calloc((size_t)argc + 1, sizeof *params);
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int np = 0, nrest = 0, refactor = 0;
+    if (!params || !rest) {
+        free(params);
+        free(rest);
+        return 1;
+    }
+    for (int i = 0; i < argc; ++i) {
+        if (strcmp(argv[i], "--param") == 0 && i + 1 < argc) params[np++] = argv[++i];
+        else if (strncmp(argv[i], "--param=", 8) == 0) params[np++] = argv[i] + 8;
+        else if (strcmp(argv[i], "--refactor") == 0) refactor = 1;
+        else rest[nrest++] = argv[i];
+    }
+    cli_opts o;
+    int rc = parse_opts(nrest, rest, 1, &o);
+    if (rc == 0 && np == 0) {
+        fprintf(stderr, "contactlab: sensitivity: give at least one --param PATH\n");
+        usage(stderr);
+        rc = 2;
+    }
+    if (rc == 0 && o.steps) {
+        fprintf(stderr, "contactlab: sensitivity: --steps is not an option here (the scene runs to its end)\n");
+        rc = 2;
+    }
+    if (rc) {
+        free(o.sets);
+        free(params);
+        free(rest);
+        return rc;
+    }
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_scene sc;
+    ct_scene_init(&sc);
+    ct_sim *sim = NULL;
+    double *dqf = NULL, *dfe = NULL, *dq = NULL, *dx = NULL;
+    ct_status st = ct_scene_load(&sc, o.scene, o.sets, o.nsets, &d);
+    if (st == CT_OK && sc.integrator != CT_INTEGRATOR_STATIC)
+        st = ct_diag_add(&d, CT_EINPUT, "%s: /time/integrator: sensitivities are those of a static equilibrium "
+                         "(\"integrator\": \"static\")", o.scene);
+    if (st == CT_OK) {
+        int threads = o.threads >= 0 ? o.threads : sc.solver.threads;
+        if (threads > 0) omp_set_num_threads(threads);
+        st = ct_sim_create(&sim, &sc, &d);
+    }
+    size_t nqd = 0, nxd = 0;
+    if (st == CT_OK) {
+        nqd = (size_t)sim->ndof, nxd = (size_t)sim->nx * sim->dim;
+        dqf = calloc(nqd * np + 1, sizeof *dqf);
+        dfe = calloc(nxd * np + 1, sizeof *dfe);
+        dq = calloc(nqd * np + 1, sizeof *dq);
+        dx = calloc(nxd * np + 1, sizeof *dx);
+        if (!dqf || !dfe || !dq || !dx) st = ct_diag_add(&d, CT_ENOMEM, "out of memory");
+    }
+    ct_sens_kind *kinds = calloc((size_t)np + 1, sizeof *kinds);
+    if (!kinds && st == CT_OK) st = ct_diag_add(&d, CT_ENOMEM, "out of memory");
+    /* every path checked before the run (bad input exits 2 at once) */
+    for (int k = 0; st == CT_OK && k < np; ++k) {
+        ct_status sk = ct_sensitivity_param(sim, params[k], NULL, NULL, &kinds[k], &d);
+        if (sk != CT_OK) st = sk;
+        for (int j = k + 1; sk == CT_OK && j < np; ++j)
+            if (strcmp(params[j], params[k]) == 0) st = ct_diag_add(&d, CT_EINPUT, "--param %s given twice", params[k]);
+    }
+    for (int k = 0; st == CT_OK && k < sim->nsteps; ++k) st = ct_sim_step(sim, &d);
+    for (int k = 0; st == CT_OK && k < np; ++k)
+        st = ct_sensitivity_param(sim, params[k], dqf + nqd * k, dfe + nxd * k, &kinds[k], &d);
+    ct_sens_info info;
+    memset(&info, 0, sizeof info);
+    if (st == CT_OK) st = ct_sensitivity_solve(sim, np, dqf, dfe, refactor ? CT_SENS_REFACTOR : 0, dq, &info, &d);
+    if (st == CT_OK) {
+        for (int k = 0; k < np; ++k) ct_dofs_map_lin(&sim->dofs, dq + nqd * k, dx + nxd * k);
+        printf("# contactlab sensitivity %s: t = %g s after %d steps, %d free dofs, model %s\n", o.scene, sim->t,
+               sim->step, info.nfree, ct_model_name(sim->model));
+        printf("# exact Hessian: %s; equilibrium |p|inf = %.3e m, force residual %.3e\n",
+               info.reused_factor ? "the last Newton factorization, reused" : "assembled and factored once",
+               info.residual, info.force_residual);
+        printf("# parameter kind probe component value d/dtheta (first row of each parameter: the largest |dq/dtheta| over the free vertices)\n");
+        static const char *const comp[] = {"x", "y", "z", "norm"};
+        for (int k = 0; k < np; ++k) {
+            const char *kind = kinds[k] == CT_SENS_LOAD ? "load" : "prescribed";
+            double mx = 0.0; /* over the unknowns' vertices with a free dof (q = x for ordinary bodies) */
+            int vmx = -1;
+            for (int a = 0; a < sim->nq; ++a) {
+                double n2 = 0.0;
+                int any = 0;
+                for (int c = 0; c < sim->dim; ++c) {
+                    const size_t i = (size_t)a * sim->dim + c;
+                    n2 += dq[nqd * k + i] * dq[nqd * k + i];
+                    any |= !sim->fixed[i];
+                }
+                if (any && sqrt(n2) > mx) mx = sqrt(n2), vmx = a;
+            }
+            printf("%s %s max|dq_free| vertex_%d - %.17g\n", params[k], kind, vmx, mx);
+            for (int i = 0; i < sc.nprobes; ++i) {
+                const ct_probe_spec *p = &sc.probes[i];
+                double val[3], der[3];
+                int n = 0;
+                if ((st = probe_derivative(sim, p, dx + nxd * k, val, der, &n)) != CT_OK) break;
+                for (int c = 0; c < n; ++c)
+                    printf("%s %s %s %s %.17g %.17g\n", params[k], kind, p->name,
+                           p->component == CT_COMPONENT_ALL ? comp[c] : p->component == CT_COMPONENT_NORM ? "norm" : comp[p->component],
+                           val[c], der[c]);
+            }
+        }
+        if (st == CT_OK && o.out) {
+            char line[1024] = "contactlab sensitivity";
+            for (int i = 0; i < argc; ++i) {
+                strncat(line, " ", sizeof line - strlen(line) - 1);
+                strncat(line, argv[i], sizeof line - strlen(line) - 1);
+            }
+            st = write_sensitivity(o.out, sim, params, np, dx, &info, line, &d);
+        }
+        if (st == CT_OK && !o.quiet)
+            fprintf(stderr, "contactlab: %s: %d parameters, factor %s (%.3g s), solves %.3g s\n", o.scene, np,
+                    info.reused_factor ? "reused" : "new", info.t_factor, info.t_solve);
+    }
+    free(kinds);
+    free(dqf);
+    free(dfe);
+    free(dq);
+    free(dx);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+    free(o.sets);
+    free(params);
+    free(rest);
     return finish(&d, st != CT_OK ? st : ct_diag_status(&d));
 }
 
@@ -419,6 +655,7 @@ int ct_cli_main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0) return cmd_run_or_check(argc - 2, argv + 2, 1);
     if (strcmp(cmd, "check") == 0) return cmd_run_or_check(argc - 2, argv + 2, 0);
+    if (strcmp(cmd, "sensitivity") == 0) return cmd_sensitivity(argc - 2, argv + 2);
     if (strcmp(cmd, "models") == 0) return cmd_models();
     if (strcmp(cmd, "export") == 0) return cmd_export(argc - 2, argv + 2);
     if (strcmp(cmd, "fclib") == 0) return cmd_fclib(argc - 2, argv + 2);

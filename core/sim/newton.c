@@ -233,6 +233,7 @@ static ct_status filter_line_search(ct_sim *s, int it, double tol, double rnorm,
                            S->force_scale);
     memcpy(s->q, s->q_trial, nqd * sizeof *s->q);
     memcpy(s->x, s->x_trial, nxd * sizeof *s->x);
+    s->factor_exact = 0;
     cur->known = 1;
     return CT_OK;
 }
@@ -268,6 +269,7 @@ static ct_status predictor_start(ct_sim *s, ip_value *cur, int *taken, ct_diag *
         cur->E = E1, cur->mag = mag1;
         memcpy(s->q, s->q_trial, nqd * sizeof *s->q);
         memcpy(s->x, s->x_trial, nxd * sizeof *s->x);
+        s->factor_exact = 0;
         *taken = 1;
     }
     return CT_OK;
@@ -329,6 +331,7 @@ ct_status ct_step_solve_newton(ct_sim *s, ct_diag *diag)
         if (st != CT_OK) return st;
         if (outer_max > 1) {
             double delta = 0.0;
+            s->factor_exact = 0; /* the lagged state changes the Hessian */
             if ((st = ct_model_update_lagged(s->model, &s->ctx, s->x, &delta)) != CT_OK) return st;
             if (delta < so->friction_tol) break;
         }

@@ -142,6 +142,7 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
     ct_triplets *Hc = &as->hc; /* kept across steps: its pages stay mapped */
     const double w = ct_step_pot_weight(s);
     double ta = ct_step_now(), tm0 = s->model->time.contact;
+    s->factor_exact = 0;
     ct_status st = ct_step_ip_gradient(s, s->q, s->x, s->g);
     if (st != CT_OK) return ct_diag_add(diag, st, "step %d: model %s: gradient failed", s->step, ct_model_name(s->model));
     for (int ex = exact ? 1 : 0;; ex = 0) {
@@ -176,6 +177,7 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
             return ct_diag_add(diag, st, "step %d (t = %g), Newton iteration %d: factorization failed", s->step,
                                s->t, it);
         S->exact_iters += ex;
+        s->factor_exact = ex;
         return CT_OK;
     }
 }
@@ -279,6 +281,8 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     memset(S, 0, sizeof *S);
     S->ccd_alpha_min = 1.0;
     S->min_distance = INFINITY;
+    s->last_ok = 0;
+    s->factor_exact = 0;
     stage_predict(s, t1);
     ct_status st = stage_begin_step(s, diag);
     if (st == CT_OK)
@@ -290,6 +294,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
         s->t = t1;
         s->step++;
     }
+    s->last_ok = st == CT_OK;
     stage_log(s, wall0, &m0);
     return st;
 }
@@ -312,6 +317,7 @@ ct_status ct_sim_ip_hessian(ct_sim *s, const double *q, int project, const ct_cs
     double *x = malloc(((size_t)s->nx * s->dim + 1) * sizeof *x);
     if (!x) return CT_ENOMEM;
     ct_dofs_map(&s->dofs, q, x);
+    s->factor_exact = 0; /* the matrix and the element Hessians are overwritten */
     ct_triplets Hc;
     ct_triplets_init(&Hc);
     Hc.upper = s->dofs.identity;

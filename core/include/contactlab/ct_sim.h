@@ -116,6 +116,12 @@ typedef struct ct_sim {
     int nsteps;                 /* ceil(duration / dt) */
     ct_step_stats last;
     int threads;
+    /* for the sensitivities (ct_sensitivity.h): the last ct_sim_step returned CT_OK (its state is a
+     * converged step), and `ls` holds the factor of the exact Hessian on the free dofs at the
+     * current q and lagged state, with as->Hloc and as->hc its element and contact parts
+     * (set by ct_step_assemble_factor, cleared when q, the targets or the lagged state move) */
+    int last_ok;
+    int factor_exact;
 } ct_sim;
 
 /* Build everything the scene describes: meshes (generated or read, transformed,
@@ -168,5 +174,12 @@ ct_status ct_sim_select(const ct_sim *sim, const ct_selector *sel, int on_q, int
 
 /* Scripted Dirichlet position of a q-vertex with rest position X at time t. */
 void ct_motion_eval(const ct_dirichlet *d, int dim, const double *X, double t, double *out);
+
+/* Its exact derivative dout (dim) with respect to one number of the motion: segment `seg`'s
+ * velocity[comp] (field CT_MOTION_VELOCITY), its angular velocity (CT_MOTION_OMEGA; comp unused)
+ * or its center[comp] (CT_MOTION_CENTER), by forward-mode differentiation of ct_motion_eval. */
+typedef enum { CT_MOTION_VELOCITY, CT_MOTION_OMEGA, CT_MOTION_CENTER } ct_motion_field;
+void ct_motion_eval_tangent(const ct_dirichlet *d, int dim, const double *X, double t, int seg,
+                            ct_motion_field field, int comp, double *dout);
 
 #endif
