@@ -631,7 +631,7 @@ START_TEST(test_four_errors)
     if (d.count != 4) print_diag(&d);
     ck_assert_uint_eq(d.count, 4);
     ck_assert(diag_has_exact(&d, "t.json: /colour: unknown key (expected one of: name, dim, time, gravity, "
-                                 "solver, contact, bodies, obstacles, probes, output, initial_state)"));
+                                 "solver, contact, bodies, obstacles, springs, probes, output, initial_state)"));
     ck_assert(diag_has_exact(&d, "t.json: /time/dt: must be > 0 (got -1)"));
     ck_assert(diag_has_exact(&d, "t.json: /bodies/0/material/E: expected a number (got string)"));
     ck_assert(diag_has_exact(&d, "t.json: /probes/0/select/body: no body named \"ghost\""));
@@ -983,6 +983,62 @@ START_TEST(test_body_params)
 }
 END_TEST
 
+/* ---------- springs: parsed ends, defaults, names, the spring_force probe, the round trip ---------- */
+
+START_TEST(test_springs)
+{
+    ct_scene sc;
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_status st = load_scene(&sc, "scenes/sensitivity/spring_series.json", NULL, 0, &d);
+    if (st != CT_OK) print_diag(&d);
+    ck_assert_int_eq(st, CT_OK);
+    ck_assert_int_eq(sc.nsprings, 2);
+    const ct_spring_spec *s0 = &sc.springs[0], *s1 = &sc.springs[1];
+    ck_assert_str_eq(s0->name, "low");
+    ck_assert_int_eq(s0->end[0].body, 0);
+    ck_assert_int_eq(s0->end[0].vertex, -1);
+    ck_assert_int_eq(s0->end[0].sel.kind, CT_SEL_BOX);
+    ck_assert_int_eq(s0->end[0].sel.body, 0);
+    ck_assert_int_eq(s0->end[1].body, 1);
+    ck_assert_int_eq(s0->end[1].vertex, 0);
+    ck_assert_double_eq(s0->k, 1.5e4);
+    ck_assert_double_eq(s0->rest_length, 0.0);
+    ck_assert_int_eq(s1->end[1].sel.body, 1);
+    ck_assert_ptr_nonnull(strstr(sc.resolved_json, "\"rest_length\": 0.0"));
+    ck_assert_int_eq(sc.probes[1].kind, CT_PROBE_SPRING_FORCE);
+    ck_assert_int_eq(sc.probes[1].spring, 0);
+    ck_assert_int_eq(sc.probes[2].energy, CT_ENERGY_SPRING);
+    ct_scene_free(&sc);
+    /* body by index, default name, rest length given */
+    const char *text =
+        "{\"dim\":2,\"time\":{\"dt\":1,\"duration\":1},\"bodies\":[{\"name\":\"a\",\"mesh\":{\"generator\":\"rect\","
+        "\"size\":[1,1],\"cells\":[1,1]},\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":1}}],"
+        "\"springs\":[{\"a\":{\"body\":0,\"vertex\":0},\"b\":{\"body\":\"a\",\"vertex\":3},\"stiffness\":2,"
+        "\"rest_length\":0.5}],\"probes\":[{\"name\":\"f\",\"quantity\":\"spring_force\",\"spring\":0,"
+        "\"component\":\"norm\"}]}";
+    st = parse_text(&sc, text, NULL, 0, &d);
+    if (st != CT_OK) print_diag(&d);
+    ck_assert_int_eq(st, CT_OK);
+    ck_assert_str_eq(sc.springs[0].name, "spring0");
+    ck_assert_double_eq(sc.springs[0].rest_length, 0.5);
+    ck_assert_int_eq(sc.springs[0].end[1].vertex, 3);
+    ck_assert_int_eq(sc.probes[0].component, CT_COMPONENT_NORM);
+    ct_scene_free(&sc);
+    /* the resolved scene parses to itself */
+    ct_scene a, b;
+    ck_assert_int_eq(load_scene(&a, "scenes/sensitivity/spring_series.json", NULL, 0, &d), CT_OK);
+    st = ct_scene_parse(&b, a.resolved_json, a.path, a.dir, NULL, 0, &d);
+    if (st != CT_OK) print_diag(&d);
+    ck_assert_int_eq(st, CT_OK);
+    ck_assert_str_eq(a.resolved_json, b.resolved_json);
+    ck_assert_int_eq(b.nsprings, 2);
+    ct_scene_free(&a);
+    ct_scene_free(&b);
+    ct_diag_free(&d);
+}
+END_TEST
+
 /* ---------- the malformed corpus (parser half; mesh contents are the CLI's) ---------- */
 
 START_TEST(test_corpus)
@@ -1004,8 +1060,9 @@ START_TEST(test_corpus)
         ct_diag d;
         ct_diag_init(&d);
         ct_status st = load_scene(&sc, rel, NULL, 0, &d);
-        if (strncmp(file, "mesh_content_", 13) == 0) {
-            /* valid for the parser; the CLI finds the error when it reads the mesh */
+        if (strncmp(file, "mesh_content_", 13) == 0 || strncmp(file, "spring_build_", 13) == 0) {
+            /* valid for the parser; the CLI finds the error when it reads the mesh or, for a spring
+             * end's vertex, when it builds the simulation (the body's vertex count) */
             if (st != CT_OK) print_diag(&d);
             ck_assert_msg(st == CT_OK, "%s: parser should accept it", file);
             mesh_cases++;
@@ -1044,6 +1101,7 @@ static Suite *scene_suite(void)
     tcase_add_test(tc, test_params);
     tcase_add_test(tc, test_body_params);
     tcase_add_test(tc, test_corpus);
+    tcase_add_test(tc, test_springs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -40,6 +40,37 @@ else
     bad "sensitivity run: $(head -3 "$tmp/err")"
 fi
 
+# 3. springs (scene "springs"): a bar (EA/L = 1e5 N/m) in series with two zero-length springs (k/2 each,
+# k = 3e4 N/m) to an anchor moved by d: du_tip/dd = k/(k + EA/L) = 3/13 (check_springs derives it); the
+# spring_force and spring-energy probes and the resolved scene's "springs" in the HDF5 file
+sp=tests/data/scenes/sensitivity/spring_series.json
+if "$CL" sensitivity "$sp" --param bodies.anchor.fixed.0.motion.0.velocity.x -o "$tmp/sp.h5" --threads 1 \
+        </dev/null > "$tmp/sp.txt" 2>"$tmp/err"; then
+    d=$(awk '$3 == "tip" {print $6}' "$tmp/sp.txt")
+    if awk -v d="$d" 'BEGIN { w = 3e4 / (3e4 + 1e5); e = (d - w) / w; if (e < 0) e = -e
+            printf "  du_tip/dd %.12g, k/(k + EA/L) %.12g, relative error %.2e\n", d, w, e; exit !(d != "" && e < 1e-5) }'; then
+        ok "springs: du_tip/dd of a bar and a spring in series = k/(k + EA/L)"
+    else bad "springs: du_tip/dd = '$d'"; fi
+else
+    bad "springs: sensitivity run: $(head -3 "$tmp/err")"
+fi
+if "$CL" run "$sp" -o "$tmp/spr.h5" --threads 1 </dev/null >/dev/null 2>"$tmp/err" \
+        && "$CL" export "$tmp/spr.h5" /probes/tip /probes/f_low /probes/e_springs > "$tmp/spr.dat" 2>>"$tmp/err"; then
+    # u = k d/(k + EA/L), f_low = (k/2)(d - u), E = 2 (1/2)(k/2)(d - u)^2
+    if awk '!/^#/ { u = $1; f = $2; E = $3 } END { k = 3e4; d = 1e-6; wu = k * d / (k + 1e5); wf = k / 2 * (d - wu)
+            wE = k / 2 * (d - wu) ^ 2; eu = (u - wu) / wu; ef = (f - wf) / wf; eE = (E - wE) / wE
+            if (eu < 0) eu = -eu; if (ef < 0) ef = -ef; if (eE < 0) eE = -eE
+            printf "  u %.8g (%.8g), f_low %.8g N (%.8g), spring energy %.8g J (%.8g)\n", u, wu, f, wf, E, wE
+            exit !(eu < 1e-5 && ef < 1e-5 && eE < 1e-5) }' "$tmp/spr.dat"; then
+        ok "springs: the tip, spring_force and spring-energy probes of the run"
+    else bad "springs: probes $(cat "$tmp/spr.dat")"; fi
+    if h5dump -a /scene_json "$tmp/spr.h5" 2>/dev/null | grep -q '"rest_length"'; then
+        ok "springs: the resolved scene in the HDF5 file lists them (rest_length filled in)"
+    else bad "springs: /scene_json has no springs"; fi
+else
+    bad "springs: run/export: $(head -3 "$tmp/err")"
+fi
+
 # 2. bad input: exit 2 with the path named
 expect2() { # what, args...
     local what=$1; shift

@@ -26,6 +26,7 @@ static const char *probe_unit(const ct_probe_spec *p)
     case CT_PROBE_MEAN_POSITION: return "m";
     case CT_PROBE_MEAN_VELOCITY: return "m/s";
     case CT_PROBE_FORCE:
+    case CT_PROBE_SPRING_FORCE:
     case CT_PROBE_REACTION: return "N";
     case CT_PROBE_ENERGY: return "J";
     }
@@ -76,6 +77,7 @@ ct_status ct_probe_eval(ct_sim *s, const ct_probe_spec *p, const ct_force_report
         break;
     }
     case CT_PROBE_REACTION: ct_sim_reaction(s, &p->sel, v); break;
+    case CT_PROBE_SPRING_FORCE: ct_sim_spring_force(s, p->spring, v); break;
     case CT_PROBE_FORCE:
         if (fr && fr->force) {
             const double *f = fr->force[((size_t)p->pair[0] * fr->np + p->pair[1]) * CT_FORCE_NCAT + p->category];
@@ -90,9 +92,10 @@ ct_status ct_probe_eval(ct_sim *s, const ct_probe_spec *p, const ct_force_report
         case CT_ENERGY_GRAVITY: E = ct_sim_gravity_energy(s); break;
         case CT_ENERGY_EXTERNAL: E = ct_sim_external_energy(s); break;
         case CT_ENERGY_CONTACT: E = ct_sim_contact_energy(s); break;
+        case CT_ENERGY_SPRING: E = ct_sim_spring_energy(s); break;
         case CT_ENERGY_TOTAL:
             E = ct_sim_kinetic_energy(s) + ct_sim_elastic_energy(s) + ct_sim_gravity_energy(s) +
-                ct_sim_external_energy(s) + ct_sim_contact_energy(s);
+                ct_sim_external_energy(s) + ct_sim_contact_energy(s) + ct_sim_spring_energy(s);
             break;
         }
         out[0] = E;
@@ -268,9 +271,11 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
         size_t w = (size_t)probe_width(p, s->dim);
         char def[256];
         static const char *const kinds[] = {"mean_displacement", "mean_position", "mean_velocity",
-                                            "force", "reaction", "energy"};
-        snprintf(def, sizeof def, "%s%s%s", kinds[p->kind], p->kind == CT_PROBE_FORCE ? " " : "",
-                 p->kind == CT_PROBE_FORCE ? ct_force_category_name(p->category) : "");
+                                            "force", "reaction", "energy", "spring_force"};
+        snprintf(def, sizeof def, "%s%s%s", kinds[p->kind],
+                 p->kind == CT_PROBE_FORCE || p->kind == CT_PROBE_SPRING_FORCE ? " " : "",
+                 p->kind == CT_PROBE_FORCE ? ct_force_category_name(p->category)
+                 : p->kind == CT_PROBE_SPRING_FORCE ? sc->springs[p->spring].name : "");
         TRY(ct_h5log_series(lg, path_, CT_H5_DOUBLE, w > 1 ? 1 : 0, &w, probe_unit(p), def, &L->probe_id[i]));
     }
     /* model parameters and model scalars */

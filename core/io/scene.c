@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,17 +66,101 @@ static void read_pair(sj *c, json_t *o, const ct_scene *sc, int pair[2])
     ct_sj_pop(c);
 }
 
+/* ---------------- springs ---------------- */
+
+/* A spring end {"body": NAME|index, "vertex": i} or {"body": ..., "select": SELECTOR}. */
+static void read_spring_end(sj *c, json_t *o, const char *key, const ct_scene *sc, ct_spring_end *e)
+{
+    static const char *const keys[] = {"body", "vertex", "select", NULL};
+    e->body = -1;
+    e->vertex = -1;
+    json_t *v = ct_sj_enter(c, o, key, SJ_REQUIRED, keys);
+    if (!v) return;
+    json_t *b = json_object_get(v, "body");
+    if (!b) {
+        ct_sj_error(c, NULL, "missing required key \"body\"");
+    } else if (json_is_string(b)) {
+        for (int k = 0; k < sc->nbodies; ++k)
+            if (sc->bodies[k].name && strcmp(sc->bodies[k].name, json_string_value(b)) == 0) e->body = k;
+        if (e->body < 0) ct_sj_error(c, "body", "no body named \"%s\"", json_string_value(b));
+    } else if (json_is_integer(b)) {
+        json_int_t i = json_integer_value(b);
+        if (i >= 0 && i < sc->nbodies)
+            e->body = (int)i;
+        else
+            ct_sj_error(c, "body", "no body %lld (the scene has %d)", (long long)i, sc->nbodies);
+    } else {
+        ct_sj_error(c, "body", "expected a body name or index (got %s)", ct_sj_type_name(b));
+    }
+    const int has_v = json_object_get(v, "vertex") != NULL, has_s = json_object_get(v, "select") != NULL;
+    if (has_v == has_s) {
+        ct_sj_error(c, NULL, "give exactly one of \"vertex\" (an index of the body's mesh) and \"select\" "
+                    "(a selector that picks one vertex)");
+    } else if (has_v) {
+        ct_sj_int(c, v, "vertex", SJ_REQUIRED, 0, 0, INT_MAX, &e->vertex);
+    } else {
+        ct_scene_read_selector(c, v, "select", sc, e->body < 0 ? 0 : e->body, &e->sel);
+        e->sel.body = e->body;
+    }
+    ct_sj_pop(c);
+}
+
+static void read_springs(sj *c, json_t *root, ct_scene *sc)
+{
+    static const char *const keys[] = {"name", "a", "b", "stiffness", "rest_length", NULL};
+    json_t *a = ct_sj_enter_array(c, root, "springs", SJ_OPTIONAL, 0);
+    if (!a) return;
+    size_t n = json_array_size(a);
+    if (!(sc->springs = calloc(n + 1, sizeof *sc->springs))) {
+        c->oom = 1;
+        ct_sj_pop(c);
+        return;
+    }
+    sc->nsprings = (int)n;
+    for (size_t i = 0; i < n; ++i) {
+        ct_spring_spec *sp = &sc->springs[i];
+        sp->end[0].body = sp->end[1].body = -1;
+        sp->end[0].vertex = sp->end[1].vertex = -1;
+        json_t *o = ct_sj_enter_elem(c, a, i, keys);
+        if (!o) continue;
+        char def[32];
+        snprintf(def, sizeof def, "spring%zu", i);
+        const char *name;
+        if (ct_sj_string(c, o, "name", SJ_OPTIONAL, def, &name)) {
+            if (!valid_probe_name(name))
+                ct_sj_error(c, "name", "must be a non-empty name of letters, digits, '_', '.', '-' (got \"%s\")", name);
+            for (size_t k = 0; k < i; ++k)
+                if (sc->springs[k].name && strcmp(sc->springs[k].name, name) == 0) {
+                    ct_sj_error(c, "name", "duplicate spring name \"%s\" (also at /springs/%zu/name)", name, k);
+                    break;
+                }
+            sp->name = ct_sj_strdup(c, name);
+        }
+        read_spring_end(c, o, "a", sc, &sp->end[0]);
+        read_spring_end(c, o, "b", sc, &sp->end[1]);
+        ct_sj_real(c, o, "stiffness", SJ_REQUIRED, 0.0, SJ_GT(0.0), &sp->k);
+        if (ct_sj_real(c, o, "rest_length", SJ_OPTIONAL, 0.0, SJ_GE(0.0), &sp->rest_length) &&
+            !isfinite(sp->rest_length))
+            ct_sj_error(c, "rest_length", "must be finite");
+        if (!isfinite(sp->k)) ct_sj_error(c, "stiffness", "must be finite");
+        ct_sj_pop(c);
+    }
+    ct_sj_pop(c);
+}
+
 static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
 {
     static const char *const quantities[] = {"mean_displacement", "mean_position", "mean_velocity", "reaction",
-                                             "force", "energy", NULL};
+                                             "force", "energy", "spring_force", NULL};
     static const ct_probe_kind kinds[] = {CT_PROBE_MEAN_DISPLACEMENT, CT_PROBE_MEAN_POSITION,
                                           CT_PROBE_MEAN_VELOCITY, CT_PROBE_REACTION, CT_PROBE_FORCE,
-                                          CT_PROBE_ENERGY};
+                                          CT_PROBE_ENERGY, CT_PROBE_SPRING_FORCE};
     static const char *const select_keys[] = {"name", "quantity", "select", "component", NULL};
     static const char *const force_keys[] = {"name", "quantity", "category", "pair", "component", NULL};
     static const char *const energy_keys[] = {"name", "quantity", "energy", NULL};
-    static const char *const energies[] = {"kinetic", "elastic", "gravity", "external", "contact", "total", NULL};
+    static const char *const spring_keys[] = {"name", "quantity", "spring", "component", NULL};
+    static const char *const energies[] = {"kinetic", "elastic", "gravity", "external", "contact", "total",
+                                           "spring", NULL};
     ct_probe_spec *p = &sc->probes[i];
     const char *name;
     if (ct_sj_string(c, o, "name", SJ_REQUIRED, NULL, &name)) {
@@ -111,6 +196,25 @@ static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
             ct_sj_error(c, "category", "must be one of: %s (got \"%s\")", list, cat);
         }
         read_pair(c, o, sc, p->pair);
+    } else if (p->kind == CT_PROBE_SPRING_FORCE) {
+        ct_sj_check_keys(c, o, spring_keys);
+        json_t *v = json_object_get(o, "spring");
+        p->spring = -1;
+        if (!v) {
+            ct_sj_error(c, NULL, "missing required key \"spring\"");
+        } else if (json_is_string(v)) {
+            for (int k = 0; k < sc->nsprings; ++k)
+                if (sc->springs[k].name && strcmp(sc->springs[k].name, json_string_value(v)) == 0) p->spring = k;
+            if (p->spring < 0) ct_sj_error(c, "spring", "no spring named \"%s\" in /springs", json_string_value(v));
+        } else if (json_is_integer(v)) {
+            json_int_t k = json_integer_value(v);
+            if (k >= 0 && k < sc->nsprings)
+                p->spring = (int)k;
+            else
+                ct_sj_error(c, "spring", "no spring %lld (/springs has %d)", (long long)k, sc->nsprings);
+        } else {
+            ct_sj_error(c, "spring", "expected a spring name or index (got %s)", ct_sj_type_name(v));
+        }
     } else {
         ct_sj_check_keys(c, o, select_keys);
         ct_scene_read_selector(c, o, "select", sc, -1, &p->sel);
@@ -299,7 +403,7 @@ done:
 static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_name)
 {
     static const char *const keys[] = {"name", "dim", "time", "gravity", "solver", "contact", "bodies",
-                                       "obstacles", "probes", "output", "initial_state", NULL};
+                                       "obstacles", "springs", "probes", "output", "initial_state", NULL};
     if (!json_is_object(root)) {
         ct_sj_error(c, NULL, "expected an object (got %s)", ct_sj_type_name(root));
         return;
@@ -326,6 +430,7 @@ static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_na
     ct_scene_read_bodies(c, root, sc);
     ct_scene_read_obstacles(c, root, sc);
     ct_scene_check_participant_names(c, sc);
+    read_springs(c, root, sc);
     read_probes(c, root, sc);
     read_output(c, root, sc);
     read_initial_state(c, root, sc);
@@ -366,6 +471,12 @@ void ct_scene_free(ct_scene *sc)
         free(sc->probes[k].sel.indices);
     }
     free(sc->probes);
+    for (int k = 0; k < sc->nsprings && sc->springs; ++k) {
+        free(sc->springs[k].name);
+        free(sc->springs[k].end[0].sel.indices);
+        free(sc->springs[k].end[1].sel.indices);
+    }
+    free(sc->springs);
     ct_params_free(&sc->params);
     free(sc->path);
     free(sc->dir);

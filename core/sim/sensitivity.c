@@ -220,9 +220,7 @@ static ct_status factor_exact(ct_sim *s, ct_diag *diag)
     s->factor_exact = 0;
     ct_triplets_clear(Hc);
     Hc->upper = s->dofs.identity;
-    s->ctx.exact_hessian = 1;
-    ct_status st = ct_model_hessian(s->model, &s->ctx, s->x, Hc);
-    s->ctx.exact_hessian = 0;
+    ct_status st = ct_step_hessian_triplets(s, s->x, 1, 0, Hc); /* the model's and the springs' */
     if (st != CT_OK)
         return ct_diag_add(diag, st, "sensitivity at t = %g: model %s: hessian failed", s->t, ct_model_name(s->model));
     st = ct_assembly_fill(as, s, s->q, 0.0, 1.0, Hc, 1.0, 0, NULL, NULL, diag);

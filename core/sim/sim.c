@@ -412,6 +412,52 @@ static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
     return CT_OK;
 }
 
+/* The springs' end vertices: "vertex" in range of the body's x-mesh, or a "select" that picks
+ * exactly one of its vertices. */
+static ct_status build_springs(ct_sim *s, ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    s->nsprings = sc->nsprings;
+    if (!(s->spring_v = calloc(2 * (size_t)sc->nsprings + 1, sizeof *s->spring_v)))
+        return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+    ct_status worst = CT_OK;
+    for (int i = 0; i < sc->nsprings; ++i)
+        for (int e = 0; e < 2; ++e) {
+            const ct_spring_end *E = &sc->springs[i].end[e];
+            const char *ab = e ? "b" : "a";
+            if (E->body < 0 || E->body >= s->nb) {
+                worst = ct_diag_add(diag, CT_EINPUT, "%s: /springs/%d/%s/body: no such body", sc->path, i, ab);
+                continue;
+            }
+            const ct_body *B = &s->bodies[E->body];
+            if (E->vertex >= 0) {
+                if (E->vertex >= B->nx) {
+                    worst = ct_diag_add(diag, CT_EINPUT, "%s: /springs/%d/%s/vertex: body \"%s\" has %d vertices "
+                                        "(0..%d), no vertex %d", sc->path, i, ab, B->name, B->nx, B->nx - 1, E->vertex);
+                    continue;
+                }
+                s->spring_v[2 * i + e] = B->x_off + E->vertex;
+                continue;
+            }
+            ct_selector sel = E->sel;
+            sel.body = E->body;
+            int *idx = NULL, n = 0;
+            if (ct_sim_select(s, &sel, 0, &idx, &n) != CT_OK) return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+            if (n != 1)
+                worst = ct_diag_add(diag, CT_EINPUT, "%s: /springs/%d/%s/select: selects %d vertices of body \"%s\"; "
+                                    "a spring end is one vertex", sc->path, i, ab, n, B->name);
+            else
+                s->spring_v[2 * i + e] = idx[0];
+            free(idx);
+        }
+    for (int i = 0; worst == CT_OK && i < sc->nsprings; ++i)
+        if (s->spring_v[2 * i] == s->spring_v[2 * i + 1])
+            worst = ct_diag_add(diag, CT_EINPUT, "%s: /springs/%d: both ends are vertex %d of body \"%s\"", sc->path, i,
+                                s->spring_v[2 * i] - s->bodies[s->xv_body[s->spring_v[2 * i]]].x_off,
+                                s->bodies[s->xv_body[s->spring_v[2 * i]]].name);
+    return worst;
+}
+
 /* "area" load weights of the selected vertices (sel: mask over the body's vertices): the area of
  * the selected surface, each boundary face (2D: segment) whose vertices are all selected giving a
  * third (2D: a half) of its rest area to each of them, so that a load on a face is a uniform
@@ -684,6 +730,7 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
     if (st == CT_OK) st = build_dirichlet(s, diag);
     if (st == CT_OK) st = build_loads(s, diag);
     if (st == CT_OK) st = build_surface(s);
+    if (st == CT_OK) st = build_springs(s, diag);
     if (st != CT_OK) {
         if (ct_diag_status(diag) == CT_OK) ct_diag_add(diag, st, "%s: cannot build the simulation", sc->path);
         ct_sim_destroy(s);
@@ -789,6 +836,7 @@ void ct_sim_destroy(ct_sim *s)
                       s->load_w, s->r_contact, s->q_soc, s->dq_soc, s->x_soc};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; ++i) free(vecs[i]);
     free(s->load_off);
+    free(s->spring_v);
     free(s->fixed);
     free(s->qv_dirichlet);
     free(s->qv_body);

@@ -72,9 +72,10 @@ ct_status ct_step_ip_energy(ct_sim *s, const double *q, const double *x, double 
     }
     ct_status st = ct_model_energy(s->model, &s->ctx, x, &Ec);
     if (st != CT_OK) return st;
+    const double Es = ct_step_springs_energy(s, x);
     double Ei = ct_step_is_static(s) ? 0.0 : mass_quadratic(s, q, s->q_tilde);
-    *E = Ei + w * (Ee - Wext + Ec);
-    if (mag) *mag = Ei + w * (fabs(Ee) + s->elastic_scale + Wabs + fabs(Ec));
+    *E = Ei + w * (Ee - Wext + Ec + Es);
+    if (mag) *mag = Ei + w * (fabs(Ee) + s->elastic_scale + Wabs + fabs(Ec) + Es);
     return CT_OK;
 }
 
@@ -108,11 +109,13 @@ ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, doubl
         for (int a = 0; a < s->nq; ++a) F += vnorm(g + (size_t)a * dim, dim);
         F /= w;
     }
-    /* w * (grad Psi(q) + J^T (-f_ext + grad P_c(x))) */
+    /* w * (grad Psi(q) + J^T (-f_ext + grad E_s(x) + grad P_c(x))); the spring forces count in the
+     * force scale F with the contact forces (the |f_c| below) */
     double *ge = s->rhs;
     memset(ge, 0, nqd * sizeof *ge);
     ct_elastic_gradient(&s->el, q, ge);
     for (size_t i = 0; i < nxd; ++i) s->gx[i] = -s->f_ext[i];
+    ct_step_springs_gradient(s, x, s->gx);
     ct_status st = ct_model_gradient(s->model, &s->ctx, x, s->gx);
     if (st != CT_OK) return st;
     for (int k = 0; k < s->nx; ++k) {
@@ -148,9 +151,7 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
     for (int ex = exact ? 1 : 0;; ex = 0) {
         ct_triplets_clear(Hc);
         Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
-        s->ctx.exact_hessian = ex;
-        st = ct_model_hessian(s->model, &s->ctx, s->x, Hc);
-        s->ctx.exact_hessian = 0;
+        st = ct_step_hessian_triplets(s, s->x, ex, s->sc->solver.project_psd, Hc);
         if (st != CT_OK)
             return ct_diag_add(diag, st, "step %d: model %s: hessian failed", s->step, ct_model_name(s->model));
         double tloc = 0.0, tmap = 0.0;
@@ -321,7 +322,7 @@ ct_status ct_sim_ip_hessian(ct_sim *s, const double *q, int project, const ct_cs
     ct_triplets Hc;
     ct_triplets_init(&Hc);
     Hc.upper = s->dofs.identity;
-    ct_status st = ct_model_hessian(s->model, &s->ctx, x, &Hc);
+    ct_status st = ct_step_hessian_triplets(s, x, 0, project, &Hc);
     double w = ct_step_pot_weight(s);
     if (st == CT_OK)
         st = ct_assembly_fill(s->as, s, q, ct_step_is_static(s) ? 0.0 : 1.0, w, &Hc, w, project, NULL, NULL, diag);

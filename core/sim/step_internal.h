@@ -12,11 +12,22 @@ int ct_step_is_static(const ct_sim *s);
 double ct_step_pot_weight(const ct_sim *s);
 double ct_step_now(void);
 
-/* The incremental potential E(q) = 1/2 |q - q~|^2_M + w (Psi(q) - f_ext . x + P_c(x)) at
+/* The incremental potential E(q) = 1/2 |q - q~|^2_M + w (Psi(q) - f_ext . x + P_c(x) + E_s(x)) at
  * (q, x = x(q)) (with *mag, if not NULL, the summed magnitudes of its parts), and its gradient
  * over all q-dofs (prescribed ones too: they give the reactions; it also sets s->force_scale). The model's terms come through the ct_model wrappers. */
 ct_status ct_step_ip_energy(ct_sim *s, const double *q, const double *x, double *E, double *mag);
 ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, double *g);
+
+/* The springs (springs.c): their energy, gradient added into the full-space gx, Hessian
+ * triplets appended to H (full-space dofs; exact, or PSD-projected per spring with `project`). */
+double ct_step_springs_energy(const ct_sim *s, const double *x);
+void ct_step_springs_gradient(const ct_sim *s, const double *x, double *gx);
+ct_status ct_step_springs_hessian(const ct_sim *s, const double *x, int project, ct_triplets *H);
+/* The full-space Hessian triplets of the incremental potential's x-space terms at x: the model's
+ * (ct_step_ctx.exact_hessian = exact for the call) and the springs' (projected when
+ * project_springs && !exact). Every matrix of the core is built from these: the Newton matrix,
+ * ct_sim_ip_hessian, the sensitivities' exact Hessian and its H_fD products. */
+ct_status ct_step_hessian_triplets(ct_sim *s, const double *x, int exact, int project_springs, ct_triplets *H);
 
 /* The Newton matrix at the current (q, x) on the free dofs (M_q + w K + w J^T H_c J, element
  * Hessians PSD-projected when solver.project_psd, the model's contact terms projected per term)

@@ -108,17 +108,36 @@ typedef struct ct_obstacle_spec {
     double normal[3];            /* normalized by the parser */
 } ct_obstacle_spec;
 
+/* ---- springs between two vertices (issue 17: the zero-length spring of the IMLS paper's §6.1) ----
+ * E = 1/2 k (|x_a - x_b| - L)^2 between one x-vertex of a body and one of another (or the same)
+ * body; either end may be held by a Dirichlet condition. An end is given by "vertex" (an index
+ * of the body's x-mesh, the mesh contact sees) or by a "select" that must pick exactly one
+ * vertex (checked when the simulation is built). */
+typedef struct ct_spring_end {
+    int body;                    /* body index */
+    int vertex;                  /* -1: by `sel` */
+    ct_selector sel;             /* when vertex < 0 */
+} ct_spring_end;
+
+typedef struct ct_spring_spec {
+    char *name;                  /* "spring<i>" when not given */
+    ct_spring_end end[2];        /* a, b */
+    double k;                    /* stiffness (N/m), > 0 */
+    double rest_length;          /* L (m), >= 0 */
+} ct_spring_spec;
+
 typedef enum {
     CT_PROBE_MEAN_DISPLACEMENT, /* mean of x - X over the selection */
     CT_PROBE_MEAN_POSITION,
     CT_PROBE_MEAN_VELOCITY,
     CT_PROBE_FORCE,             /* force of a category between a pair of participants */
     CT_PROBE_REACTION,          /* total force the Dirichlet conditions apply to the selection */
-    CT_PROBE_ENERGY             /* kinetic, elastic, gravity, external, contact, total */
+    CT_PROBE_ENERGY,            /* kinetic, elastic, gravity, external, contact, spring, total */
+    CT_PROBE_SPRING_FORCE       /* force the spring exerts on its end a (N): -dE/dx_a */
 } ct_probe_kind;
 
 typedef enum { CT_ENERGY_KINETIC, CT_ENERGY_ELASTIC, CT_ENERGY_GRAVITY, CT_ENERGY_EXTERNAL,
-               CT_ENERGY_CONTACT, CT_ENERGY_TOTAL } ct_energy_kind;
+               CT_ENERGY_CONTACT, CT_ENERGY_TOTAL, CT_ENERGY_SPRING } ct_energy_kind;
 
 enum { CT_COMPONENT_ALL = -1, CT_COMPONENT_NORM = 3 };
 
@@ -130,6 +149,7 @@ typedef struct ct_probe_spec {
     ct_force_category category;  /* FORCE */
     int pair[2];                 /* FORCE: participant indices (bodies, then obstacles) */
     ct_energy_kind energy;       /* ENERGY */
+    int spring;                  /* SPRING_FORCE: index into ct_scene.springs */
 } ct_probe_spec;
 
 typedef enum { CT_INTEGRATOR_IMPLICIT_EULER, CT_INTEGRATOR_STATIC } ct_integrator;
@@ -169,6 +189,8 @@ typedef struct ct_scene {
     ct_body_spec *bodies;
     int nobstacles;
     ct_obstacle_spec *obstacles;
+    int nsprings;
+    ct_spring_spec *springs;
     int nprobes;
     ct_probe_spec *probes;
     char *output_file;       /* NULL: <name>.h5 in the current folder */

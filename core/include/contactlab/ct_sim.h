@@ -4,7 +4,7 @@
  * positions x = J q + x0, masses, elastic elements, Dirichlet data, loads, the contact
  * model instance and the linear solver. One step of an energy-family model minimises the
  * incremental potential
- *     E(q) = 1/2 |q - q~|^2_{M_q} + h^2 ( Psi(q) - f_ext . x(q) + P_contact(x(q)) ),
+ *     E(q) = 1/2 |q - q~|^2_{M_q} + h^2 ( Psi(q) - f_ext . x(q) + P_contact(x(q)) + E_springs(x(q)) ),
  *     q~ = q^n + h v^n,  M_q = J^T M J,
  * by projected Newton (CHOLMOD, symbolic analysis reused) with a backtracking line search
  * whose first trial is capped by the model's max_step. The struct is public so drivers
@@ -102,6 +102,11 @@ typedef struct ct_sim {
     ct_model *model;
     ct_step_ctx ctx;
     double *r_contact;          /* ndof: the constraint family's last contact impulse (N s), q-space */
+    /* springs (sc->springs): the global x-vertex of end a and of end b of spring i at
+     * spring_v[2 i], spring_v[2 i + 1]; their energy is a potential of the incremental
+     * potential like the elastic one (core/sim/springs.c) */
+    int nsprings;
+    int *spring_v;
     /* solver */
     struct ct_assembly *as;     /* the Newton matrix on the free dofs (private: sim/assemble.h) */
     ct_linsolve *ls;
@@ -147,7 +152,8 @@ int ct_tune_allocator(void);
  * and drivers. */
 ct_status ct_sim_ip_eval(ct_sim *sim, const double *q, double *E, double *g);
 /* Its Hessian on the free dofs (upper triangle, CSC over free-dof indices sim->as->free_dof),
- * PSD-projected per element when `project`; returns a pointer to the assembled matrix. */
+ * PSD-projected per element and per spring when `project`; returns a pointer to the assembled
+ * matrix. */
 ct_status ct_sim_ip_hessian(ct_sim *sim, const double *q, int project, const ct_csc **A, ct_diag *diag);
 
 /* The free dofs (not Dirichlet-held) and the last assembled Newton matrix on them (upper
@@ -162,6 +168,20 @@ double ct_sim_elastic_energy(const ct_sim *sim);
 double ct_sim_gravity_energy(const ct_sim *sim);   /* -sum m g.x */
 double ct_sim_external_energy(const ct_sim *sim);  /* -f_loads . x */
 double ct_sim_contact_energy(ct_sim *sim);          /* model energy (no h^2) */
+double ct_sim_spring_energy(const ct_sim *sim);     /* sum of the springs' 1/2 k (|x_a - x_b| - L)^2 */
+
+/* The force (N, dim) spring i exerts on its end a at the current state: -dE/dx_a (on b: the
+ * opposite). */
+void ct_sim_spring_force(const ct_sim *sim, int i, double *f);
+
+/* One spring E = 1/2 k (|x_a - x_b| - L)^2 between the points xa, xb (dim 2 or 3): returns E;
+ * g (2 dim, may be NULL) receives dE/d(x_a, x_b); H (2 dim x 2 dim column-major, may be NULL)
+ * the Hessian, exact when !project, else its PSD projection (analytic: the transverse eigenvalue
+ * k (1 - L/r), negative when the spring is compressed below L, clamped at 0). With L = 0 the
+ * Hessian is k [I -I; -I I] exactly (PSD). At r = |x_a - x_b| = 0 with L > 0 the direction is
+ * undefined: g = 0 and H = k [I -I; -I I] there (a regularisation). */
+double ct_spring_eval(int dim, const double *xa, const double *xb, double k, double L, int project, double *g,
+                      double *H);
 
 /* Reaction force (N) of the Dirichlet conditions on the q-vertices of body `body`
  * selected by `sel` (all fixed ones when sel is NULL): out[dim]. Valid after a step. */
