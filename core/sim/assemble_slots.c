@@ -531,6 +531,7 @@ static void record_chunk_table(cache_aux *x, size_t n, int nth, int chunked)
     if (nnc) {
         size_t c = 0;
         for (int t = 0; t < nth; ++t) {
+            if (!x->tl[t].n) continue; /* an empty thread list may have no buffers (memcpy of NULL is UB) */
             memcpy(x->cb + c, x->tl[t].b, x->tl[t].n * sizeof *x->cb);
             memcpy(x->ck + c, x->tl[t].key, x->tl[t].n * sizeof *x->ck);
             c += x->tl[t].n;
