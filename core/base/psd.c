@@ -99,6 +99,60 @@ ct_status ct_psd_project(double *A, int n)
     return CT_OK;
 }
 
+/* dsyevd's work sizes for jobz = 'V' (LAPACK's documented minima): lwork = 1 + 6n + 2n²,
+ * liwork = 3 + 5n; the integers are stored after the doubles. */
+static size_t dsyevd_lwork(size_t n) { return 1 + 6 * n + 2 * n * n; }
+static size_t dsyevd_liwork(size_t n) { return 3 + 5 * n; }
+
+size_t ct_psd_project_ws_size(int n)
+{
+    if (n <= 0) return 0;
+    const size_t N = (size_t)n;
+    const size_t ints = (dsyevd_liwork(N) * sizeof(lapack_int) + sizeof(double) - 1) / sizeof(double);
+    return N * N + N + dsyevd_lwork(N) + ints;
+}
+
+ct_status ct_psd_project_ws(double *A, int n, double *work, size_t work_len)
+{
+    if (n < 0) return CT_EINPUT;
+    if (n == 0) return CT_OK;
+    if (!A || !work || work_len < ct_psd_project_ws_size(n)) return CT_EINPUT;
+    const size_t N = (size_t)n, nn = N * N;
+    for (size_t k = 0; k < nn; ++k)
+        if (!isfinite(A[k])) return CT_ELIB;
+    double *V = work, *w = V + nn, *lw = w + N;
+    lapack_int *iw = (lapack_int *)(void *)(lw + dsyevd_lwork(N)); /* only LAPACK touches it */
+    memcpy(V, A, nn * sizeof *V);
+    lapack_int info = LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'L', n, V, n, w, lw,
+                                          (lapack_int)dsyevd_lwork(N), iw, (lapack_int)dsyevd_liwork(N));
+    if (info != 0) return CT_ELIB;
+    int kneg = 0;
+    while (kneg < n && w[kneg] < 0.0) ++kneg; /* ascending */
+    /* both triangles from the lower one */
+    for (int j = 0; j < n; ++j)
+        for (int i = j + 1; i < n; ++i) A[j + N * (size_t)i] = A[i + N * (size_t)j];
+    if (kneg == 0) return CT_OK;
+    const int neg_side = kneg <= n - kneg;
+    if (!neg_side) memset(A, 0, nn * sizeof *A);
+    for (int k = neg_side ? 0 : kneg; k < (neg_side ? kneg : n); ++k) {
+        const double lam = neg_side ? -w[k] : w[k];
+        if (!neg_side && !(lam > 0.0)) continue;
+        const double *v = V + N * (size_t)k;
+        for (int j = 0; j < n; ++j) {
+            const double c = lam * v[j];
+            double *Aj = A + N * (size_t)j;
+            for (int i = 0; i < n; ++i) Aj[i] += c * v[i];
+        }
+    }
+    /* exact symmetry after the rank-1 updates (each is symmetric up to the rounding of lam v_j v_i) */
+    for (int j = 0; j < n; ++j)
+        for (int i = j + 1; i < n; ++i) {
+            const double s = 0.5 * (A[i + N * (size_t)j] + A[j + N * (size_t)i]);
+            A[i + N * (size_t)j] = A[j + N * (size_t)i] = s;
+        }
+    return CT_OK;
+}
+
 /* ---------------------------------------------------------------- staged projection (r <= 9) */
 
 /* Householder tridiagonalisation of the symmetric A (n×n column-major; the lower triangle is read

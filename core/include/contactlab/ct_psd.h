@@ -26,6 +26,8 @@
 
 #include "ct_status.h"
 
+#include <stddef.h>
+
 /* Symmetric eigendecomposition A = V diag(lam) Vᵀ by cyclic Jacobi rotations, n = 2 or 3 (only
  * the lower triangle of A is read). Eigenvalues in no particular order, V orthonormal. An a_pq
  * below ε √|a_pp a_qq| is dropped instead of rotated, which keeps the small eigenvalues of a PSD
@@ -38,6 +40,15 @@ void ct_psd_jacobi_eig(int n, const double *A, double *lam, double *V);
  * eigenvalues to zero (LAPACKE dsyevd; a PSD A is kept as it is, made symmetric from its lower
  * triangle). CT_ELIB if an entry is not finite or LAPACK fails, CT_EINPUT if n < 0. */
 ct_status ct_psd_project(double *A, int n);
+
+/* The same projection without allocation (ct_psd_project's LAPACKE driver and its n > 16 copy
+ * allocate): caller work memory of ct_psd_project_ws_size(n) doubles (the dsyevd work arrays,
+ * the integer one carved from it; ≈ 3n² + 12n). The reconstruction forms the smaller side of
+ * the spectrum: A⁺ = A − Σ_{λ<0} λ v vᵀ if there are no more negative than positive eigenvalues,
+ * else Σ_{λ>0} λ v vᵀ (equal up to round-off). CT_EINPUT for n < 0 or too little work memory,
+ * CT_ELIB as ct_psd_project. Used for the dense IMLS term blocks (ct_imls_term.h). */
+size_t ct_psd_project_ws_size(int n);
+ct_status ct_psd_project_ws(double *A, int n, double *work, size_t work_len);
 
 /* ---- staged projection of an r×r matrix, r ≤ 9 ----
  *
