@@ -28,13 +28,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static double urand(void) /* uniform in [-1, 1) (xorshift64*) */
-{
-    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-    return (double)((rng * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-52 - 1.0;
-}
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 
 static void normalize(int d, double *v)
 {
@@ -193,18 +187,18 @@ static void random_stencil(stencil *S, double spread, double tilt)
 {
     const int d = S->prm.dim;
     const double R = S->prm.R;
-    for (int a = 0; a < d; ++a) X(S)[a] = 0.1 * R * urand();
+    for (int a = 0; a < d; ++a) X(S)[a] = 0.1 * R * ct_test_xs_pm1(&rng);
     X(S)[d - 1] = 0.15 * R;
     for (int i = 0; i < S->k; ++i) {
         double *pi = P(S, i), *ni = N(S, i);
         for (;;) {
-            for (int a = 0; a < d; ++a) pi[a] = spread * R * urand();
+            for (int a = 0; a < d; ++a) pi[a] = spread * R * ct_test_xs_pm1(&rng);
             pi[d - 1] *= 0.2;
             double r2 = 0.0;
             for (int a = 0; a < d; ++a) r2 += (pi[a] - X(S)[a]) * (pi[a] - X(S)[a]);
             if (r2 < 0.95 * 0.95 * R * R) break;
         }
-        for (int a = 0; a < d; ++a) ni[a] = tilt * urand();
+        for (int a = 0; a < d; ++a) ni[a] = tilt * ct_test_xs_pm1(&rng);
         ni[d - 1] += 1.0;
         normalize(d, ni);
     }
@@ -274,7 +268,7 @@ START_TEST(test_single_sample)
             stencil S;
             stencil_init(&S, dim, 1, 0.8);
             S.prm.iters = iters;
-            for (int a = 0; a < dim; ++a) X(&S)[a] = 0.2 * urand(), P(&S, 0)[a] = 0.2 * urand(), N(&S, 0)[a] = urand();
+            for (int a = 0; a < dim; ++a) X(&S)[a] = 0.2 * ct_test_xs_pm1(&rng), P(&S, 0)[a] = 0.2 * ct_test_xs_pm1(&rng), N(&S, 0)[a] = ct_test_xs_pm1(&rng);
             normalize(dim, N(&S, 0));
             const int p = S.p;
             double g[9], H[81], dl[3];
@@ -380,8 +374,8 @@ START_TEST(test_flat_plane)
                         S.prm.sigma_f = sig == 0 ? 0.5 : sig == 1 ? 0.1 : 0.0;
                         S.prm.sigma_n = sig == 0 ? 1.0 : sig == 1 ? 0.3 : 0.0;
                         /* plane nᵀy = c: a random normal, c and tangent offsets */
-                        double n[3], c = 0.7 * urand(), t1[3], t2[3] = {0, 0, 0};
-                        for (int a = 0; a < dim; ++a) n[a] = urand();
+                        double n[3], c = 0.7 * ct_test_xs_pm1(&rng), t1[3], t2[3] = {0, 0, 0};
+                        for (int a = 0; a < dim; ++a) n[a] = ct_test_xs_pm1(&rng);
                         normalize(dim, n);
                         if (dim == 2) t1[0] = -n[1], t1[1] = n[0];
                         else {
@@ -392,11 +386,11 @@ START_TEST(test_flat_plane)
                             t2[0] = n[1] * t1[2] - n[2] * t1[1], t2[1] = n[2] * t1[0] - n[0] * t1[2], t2[2] = n[0] * t1[1] - n[1] * t1[0];
                         }
                         for (int i = 0; i < k; ++i) {
-                            const double u = 1.2 * R * urand(), v = dim == 3 ? 1.2 * R * urand() : 0.0;
+                            const double u = 1.2 * R * ct_test_xs_pm1(&rng), v = dim == 3 ? 1.2 * R * ct_test_xs_pm1(&rng) : 0.0;
                             for (int a = 0; a < dim; ++a) P(&S, i)[a] = c * n[a] + u * t1[a] + v * t2[a], N(&S, i)[a] = n[a];
                         }
                         /* x within the support of sample 0: height in (−0.5R, 0.8R), tangential < 0.4R */
-                        const double h = (0.15 + 0.65 * urand()) * R, tu = 0.4 * R * urand(), tv = dim == 3 ? 0.3 * R * urand() : 0.0;
+                        const double h = (0.15 + 0.65 * ct_test_xs_pm1(&rng)) * R, tu = 0.4 * R * ct_test_xs_pm1(&rng), tv = dim == 3 ? 0.3 * R * ct_test_xs_pm1(&rng) : 0.0;
                         for (int a = 0; a < dim; ++a) X(&S)[a] = P(&S, 0)[a] + h * n[a] + tu * t1[a] + tv * t2[a];
                         const double dexact = dot(dim, n, X(&S)) - c;
                         const int p = S.p;
@@ -575,7 +569,7 @@ START_TEST(test_sphere)
             double lo = INFINITY, hi = -INFINITY, dev = 0.0, ksum = 0.0, mean0 = 0.0;
             int nq = 0;
             for (int q = 0; q < 100; ++q) {
-                double u[3] = {urand(), urand(), urand()};
+                double u[3] = {ct_test_xs_pm1(&rng), ct_test_xs_pm1(&rng), ct_test_xs_pm1(&rng)};
                 normalize(3, u);
                 for (int id = 0; id <= 2; ++id) {
                     const double dd = 0.5 * e * id;
@@ -608,7 +602,7 @@ END_TEST
 static void random_rotation3(double *Q)
 {
     double q[4], n = 0.0;
-    for (int i = 0; i < 4; ++i) q[i] = urand(), n += q[i] * q[i];
+    for (int i = 0; i < 4; ++i) q[i] = ct_test_xs_pm1(&rng), n += q[i] * q[i];
     n = sqrt(n);
     const double w = q[0] / n, x = q[1] / n, y = q[2] / n, z = q[3] / n;
     const double M[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
@@ -643,7 +637,7 @@ START_TEST(test_invariance)
             }
             memcpy(z0, S.z, (size_t)p * sizeof *z0);
             double t[3];
-            for (int a = 0; a < dim; ++a) t[a] = 3.0 * urand();
+            for (int a = 0; a < dim; ++a) t[a] = 3.0 * ct_test_xs_pm1(&rng);
             for (int b = 0; b <= k; ++b)
                 for (int a = 0; a < dim; ++a) S.z[b * dim + a] += t[a];
             ct_imls_result rt = eval(&S, CT_IMLS_VALUE, NULL, NULL);
@@ -652,7 +646,7 @@ START_TEST(test_invariance)
             double Q[9];
             if (dim == 3) random_rotation3(Q);
             else {
-                const double th = 2.0 * urand();
+                const double th = 2.0 * ct_test_xs_pm1(&rng);
                 Q[0] = cos(th), Q[1] = -sin(th), Q[2] = sin(th), Q[3] = cos(th);
             }
             for (int b = 0; b < 1 + 2 * k; ++b)
@@ -770,13 +764,6 @@ END_TEST
 
 /* ---- timing (printed, not asserted) ---- */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 START_TEST(test_timing)
 {
     const int ks[2] = {7, 15};
@@ -790,7 +777,7 @@ START_TEST(test_timing)
         for (int mode = 0; mode < 3; ++mode) {
             const int reps = mode == 2 ? 2000 : 20000;
             double sink = 0.0;
-            const double t0 = now();
+            const double t0 = ct_test_now();
             ct_imls_result res;
             const int d = 3, k = ks[q];
             for (int r = 0; r < reps; ++r) {
@@ -799,7 +786,7 @@ START_TEST(test_timing)
                              &res, g, H);
                 sink += res.psi;
             }
-            us[mode] = (now() - t0) / reps * 1e6;
+            us[mode] = (ct_test_now() - t0) / reps * 1e6;
             ck_assert(isfinite(sink));
         }
         printf("imls timing 3D k = %2d (p = %d): value %.2f us, value+gradient %.2f us, "

@@ -29,34 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static double urand(void) /* uniform in [-1, 1) */
-{
-    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-    return (double)((rng * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-52 - 1.0;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double norm(const double *a, size_t n)
-{
-    double s = 0.0;
-    for (size_t i = 0; i < n; ++i) s += a[i] * a[i];
-    return sqrt(s);
-}
-
-static double diffnorm(const double *a, const double *b, size_t n)
-{
-    double s = 0.0;
-    for (size_t i = 0; i < n; ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
-    return sqrt(s);
-}
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 
 /* ---- bodies (as in check_vertex_normals): a box surface, optionally blown up to a sphere ---- */
 
@@ -83,10 +56,10 @@ static void body_make(body *B, int dim, const double *o, const double *sz, const
     for (int i = 0; i < B->s.nbv; ++i) {
         double *p = B->x + dim * B->s.bverts[i];
         if (round) {
-            const double r = norm(p, (size_t)dim);
+            const double r = ct_test_norm(p, (size_t)dim);
             for (int a = 0; a < dim; ++a) p[a] /= r;
         }
-        for (int a = 0; a < dim; ++a) p[a] += jitter * h * urand();
+        for (int a = 0; a < dim; ++a) p[a] += jitter * h * ct_test_xs_pm1(&rng);
     }
 }
 
@@ -112,7 +85,7 @@ static int gather(const body *B, const double *y, double R, int *s, int cap)
     int k = 0;
     for (int i = 0; i < B->s.nbv && k < cap; ++i) {
         const int v = B->s.bverts[i];
-        if (diffnorm(B->x + d * v, y, (size_t)d) < R) s[k++] = v;
+        if (ct_test_diffnorm(B->x + d * v, y, (size_t)d) < R) s[k++] = v;
     }
     return k;
 }
@@ -211,7 +184,7 @@ static double check_term(term *T, double *x, const char *what)
     ck_assert_int_eq(term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT), CT_OK);
     ck_assert(T->res.energy == E && T->res.n == 0);
     ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
-    ck_assert(diffnorm(T->g, g, (size_t)NX) == 0.0);
+    ck_assert(ct_test_diffnorm(T->g, g, (size_t)NX) == 0.0);
 
     double *gfd = malloc((size_t)NX * sizeof *gfd), *Hfd = malloc((size_t)NX * NX * sizeof *Hfd);
     const double h1 = 1e-6, h2 = 1e-5;
@@ -234,8 +207,8 @@ static double check_term(term *T, double *x, const char *what)
         for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = (Hfd[(size_t)i * NX + j] - T->g[i]) / (2 * h2);
         *xj = x0;
     }
-    const double eg = diffnorm(g, gfd, (size_t)NX) / norm(gfd, (size_t)NX);
-    const double eh = diffnorm(H, Hfd, (size_t)NX * NX) / norm(Hfd, (size_t)NX * NX);
+    const double eg = ct_test_diffnorm(g, gfd, (size_t)NX) / ct_test_norm(gfd, (size_t)NX);
+    const double eh = ct_test_diffnorm(H, Hfd, (size_t)NX * NX) / ct_test_norm(Hfd, (size_t)NX * NX);
     /* translation */
     double tr = 0.0;
     for (int a = 0; a < d; ++a) {
@@ -243,23 +216,23 @@ static double check_term(term *T, double *x, const char *what)
         for (int u = 0; u < n; ++u) s += g[d * u + a];
         tr = fmax(tr, fabs(s));
     }
-    tr /= norm(g, (size_t)NX);
+    tr /= ct_test_norm(g, (size_t)NX);
     /* the exact Hessian against c2 ∇ψ∇ψᵀ + c1 ∇²ψ composed here */
     double *gp = malloc((size_t)NX * sizeof *gp), *Hp = malloc((size_t)NX * NX * sizeof *Hp);
     psi_derivs(T, x, n, verts, gp, Hp);
     double *ref = malloc((size_t)NX * NX * sizeof *ref);
     for (int i = 0; i < NX; ++i)
         for (int j = 0; j < NX; ++j) ref[(size_t)i * NX + j] = c2 * gp[i] * gp[j] + c1 * Hp[(size_t)i * NX + j];
-    const double eref = diffnorm(H, ref, (size_t)NX * NX) / norm(ref, (size_t)NX * NX);
-    const double Hn = norm(H, (size_t)NX * NX);
+    const double eref = ct_test_diffnorm(H, ref, (size_t)NX * NX) / ct_test_norm(ref, (size_t)NX * NX);
+    const double Hn = ct_test_norm(H, (size_t)NX * NX);
     const double mexact = min_eig(H, NX);
 
     /* GN */
     ck_assert_int_eq(term_eval(T, x, CT_IMLS_HESSIAN, CT_IMLS_HESS_GN), CT_OK);
-    ck_assert(diffnorm(T->g, g, (size_t)NX) == 0.0);
+    ck_assert(ct_test_diffnorm(T->g, g, (size_t)NX) == 0.0);
     double *HG = malloc((size_t)NX * NX * sizeof *HG);
     memcpy(HG, T->H, (size_t)NX * NX * sizeof *HG);
-    const double HGn = norm(HG, (size_t)NX * NX), mgn = min_eig(HG, NX);
+    const double HGn = ct_test_norm(HG, (size_t)NX * NX), mgn = min_eig(HG, NX);
     /* v = ∇ψ with the query block (slot 0) zeroed: H_GN v = c2 (gᵀv) g = (H_exact − c1 ∇²ψ) v */
     double *v = malloc((size_t)NX * sizeof *v), *a1 = malloc((size_t)NX * sizeof *a1),
            *a2 = malloc((size_t)NX * sizeof *a2);
@@ -273,10 +246,10 @@ static double check_term(term *T, double *x, const char *what)
         }
         a1[i] = s1, a2[i] = s2;
     }
-    const double eact = diffnorm(a1, a2, (size_t)NX) / norm(a2, (size_t)NX);
+    const double eact = ct_test_diffnorm(a1, a2, (size_t)NX) / ct_test_norm(a2, (size_t)NX);
     double eact2 = 0.0;
     for (int i = 0; i < NX; ++i) eact2 = fmax(eact2, fabs(a1[i] - c2 * gv * gp[i]));
-    eact2 /= fabs(c2 * gv) * norm(gp, (size_t)NX);
+    eact2 /= fabs(c2 * gv) * ct_test_norm(gp, (size_t)NX);
     /* the query block: HG_qq − c2 g_q g_qᵀ = [c1 ∇²ψ_qq]⁺ (q is in no ring here) */
     double A[9], lam[3], V[9], P[9];
     for (int i = 0; i < d; ++i)
@@ -300,13 +273,13 @@ static double check_term(term *T, double *x, const char *what)
 
     /* PROJECT */
     ck_assert_int_eq(term_eval(T, x, CT_IMLS_HESSIAN, CT_IMLS_HESS_PROJECT), CT_OK);
-    const double mpr = min_eig(T->H, NX), HPn = norm(T->H, (size_t)NX * NX);
-    const double dproj = diffnorm(T->H, H, (size_t)NX * NX) / Hn; /* how much was removed */
+    const double mpr = min_eig(T->H, NX), HPn = ct_test_norm(T->H, (size_t)NX * NX);
+    const double dproj = ct_test_diffnorm(T->H, H, (size_t)NX * NX) / Hn; /* how much was removed */
     /* against the reference projection (ct_psd_project: its own LAPACKE driver, positive side) */
     double *Hr = malloc((size_t)NX * NX * sizeof *Hr);
     memcpy(Hr, H, (size_t)NX * NX * sizeof *Hr);
     ck_assert_int_eq(ct_psd_project(Hr, NX), CT_OK);
-    const double epr = diffnorm(T->H, Hr, (size_t)NX * NX) / norm(Hr, (size_t)NX * NX);
+    const double epr = ct_test_diffnorm(T->H, Hr, (size_t)NX * NX) / ct_test_norm(Hr, (size_t)NX * NX);
     free(Hr);
     const double aspr = asym(T->H, NX), asgn = asym(HG, NX), asex = asym(H, NX);
 
@@ -343,8 +316,8 @@ static void curved_case(int dim, int cells, double R, double gap, double dhat, i
     int samples[128];
     for (int trial = 0; trial < trials; ++trial) {
         const int anchor = B.s.bverts[(7 * trial + 3) % B.s.nbv];
-        const double r = norm(B.x + dim * anchor, (size_t)dim);
-        for (int a = 0; a < dim; ++a) B.x[dim * q + a] = B.x[dim * anchor + a] * (1.0 + gap / r) + 0.02 * urand();
+        const double r = ct_test_norm(B.x + dim * anchor, (size_t)dim);
+        for (int a = 0; a < dim; ++a) B.x[dim * q + a] = B.x[dim * anchor + a] * (1.0 + gap / r) + 0.02 * ct_test_xs_pm1(&rng);
         const int k = gather(&B, B.x + dim * q, R, samples, 128);
         term T;
         term_init(&T, &B.t, R, dhat, 1e4, q, 0.05 + 0.01 * trial, k, samples);
@@ -401,7 +374,7 @@ static void flat_setup(body *B, int dim)
     for (int i = 0; i < B->s.nbv; ++i) { /* in-plane jitter of the top face's inner vertices */
         double *p = B->x + dim * B->s.bverts[i];
         if (fabs(p[dim - 1] - 0.5) < 1e-12 && fabs(p[0]) < 1.9 && (dim == 2 || fabs(p[1]) < 1.9))
-            for (int a = 0; a < dim - 1; ++a) p[a] += 0.15 * 0.5 * urand();
+            for (int a = 0; a < dim - 1; ++a) p[a] += 0.15 * 0.5 * ct_test_xs_pm1(&rng);
     }
 }
 
@@ -416,8 +389,8 @@ START_TEST(test_flat_plane)
         double worst_e = 0.0, worst_g = 0.0, worst_t = 0.0, worst_b = 0.0;
         for (int trial = 0; trial < 6; ++trial) {
             const double h = 0.01 + 0.03 * trial;
-            B.x[dim * q] = 0.1 + 0.2 * urand();
-            if (dim == 3) B.x[dim * q + 1] = 0.1 + 0.2 * urand();
+            B.x[dim * q] = 0.1 + 0.2 * ct_test_xs_pm1(&rng);
+            if (dim == 3) B.x[dim * q + 1] = 0.1 + 0.2 * ct_test_xs_pm1(&rng);
             B.x[dim * q + dim - 1] = 0.5 + h;
             int samples[128];
             const int k = gather(&B, B.x + dim * q, R, samples, 128);
@@ -440,7 +413,7 @@ START_TEST(test_flat_plane)
                 for (int u = 0; u < n; ++u) s += T.g[dim * u + a];
                 tr = fmax(tr, fabs(s));
             }
-            worst_t = fmax(worst_t, tr / norm(T.g, (size_t)NX));
+            worst_t = fmax(worst_t, tr / ct_test_norm(T.g, (size_t)NX));
             /* the exact query block is w κ b'' n nᵀ (∇²ₓₓψ = 0), and GN's is the same */
             double qb[9];
             for (int a = 0; a < dim; ++a)
@@ -593,9 +566,9 @@ START_TEST(test_timing)
             const int reps = m == 4 ? 5 : 100, batches = m == 4 ? 3 : 5; /* fastest batch: shared machine */
             t[m] = 1e30;
             for (int bt = 0; bt < batches; ++bt) {
-                const double t0 = now();
+                const double t0 = ct_test_now();
                 for (int r = 0; r < reps; ++r) term_eval(&T, B.x, what[m], mode[m]);
-                t[m] = fmin(t[m], (now() - t0) / reps * 1e6);
+                t[m] = fmin(t[m], (ct_test_now() - t0) / reps * 1e6);
             }
         }
         printf("timing 3D k = %d (R = %.3f), stencil %d vertices (%d dofs), psi = %.4f: energy %.2f us, "

@@ -26,34 +26,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-static uint64_t rng = 0x243f6a8885a308d3ull;
-
-static double urand(void) /* uniform in [-1, 1) */
-{
-    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-    return (double)((rng * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-52 - 1.0;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double norm(const double *a, size_t n)
-{
-    double s = 0.0;
-    for (size_t i = 0; i < n; ++i) s += a[i] * a[i];
-    return sqrt(s);
-}
-
-static double diffnorm(const double *a, const double *b, size_t n)
-{
-    double s = 0.0;
-    for (size_t i = 0; i < n; ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
-    return sqrt(s);
-}
+static unsigned long long rng = 0x243f6a8885a308d3ull;
 
 /* the reference normal from the cells, computed directly */
 static void ref_normal(int dim, int ncell, const int *cells, const double *x, int v, double *n)
@@ -76,7 +49,7 @@ static void ref_normal(int dim, int ncell, const int *cells, const double *x, in
             N[1] -= x[2 * c[1]] - x[2 * c[0]];
         }
     }
-    const double r = norm(N, (size_t)dim);
+    const double r = ct_test_norm(N, (size_t)dim);
     for (int a = 0; a < dim; ++a) n[a] = N[a] / r;
 }
 
@@ -93,13 +66,13 @@ static double fd_vertex(const ct_vnormal_topo *t, int ncell, const int *cells, d
     double *dn = calloc((size_t)d * L, sizeof *dn), *dfd = calloc((size_t)d * L, sizeof *dfd);
     double *H = calloc((size_t)L * L, sizeof *H), *Hfd = calloc((size_t)L * L, sizeof *Hfd);
     double *dn2 = calloc((size_t)d * L, sizeof *dn2), *H2 = calloc((size_t)L * L, sizeof *H2);
-    for (int i = 0; i < d; ++i) a[i] = urand();
+    for (int i = 0; i < d; ++i) a[i] = ct_test_xs_pm1(&rng);
     ck_assert_int_eq(ct_vnormal_eval(t, x, v, n, dn, a, H), CT_OK);
     ref_normal(d, ncell, cells, x, v, nr);
-    ck_assert(diffnorm(n, nr, (size_t)d) < 1e-14);
+    ck_assert(ct_test_diffnorm(n, nr, (size_t)d) < 1e-14);
     /* dn without the Hessian is the same */
     ck_assert_int_eq(ct_vnormal_eval(t, x, v, n, dn2, NULL, NULL), CT_OK);
-    ck_assert(diffnorm(dn, dn2, (size_t)d * L) == 0.0);
+    ck_assert(ct_test_diffnorm(dn, dn2, (size_t)d * L) == 0.0);
     const double h1 = 1e-6, h2 = 1e-5;
     for (int j = 0; j < L; ++j) {
         double *xj = x + d * ring[j / d] + j % d;
@@ -128,8 +101,8 @@ static double fd_vertex(const ct_vnormal_topo *t, int ncell, const int *cells, d
         *xj = x0;
         for (int c = 0; c < L; ++c) Hfd[c * L + j] = (gp[c] - gm[c]) / (2 * h2);
     }
-    const double e1 = diffnorm(dn, dfd, (size_t)d * L) / norm(dfd, (size_t)d * L);
-    const double e2 = diffnorm(H, Hfd, (size_t)L * L) / norm(Hfd, (size_t)L * L);
+    const double e1 = ct_test_diffnorm(dn, dfd, (size_t)d * L) / ct_test_norm(dfd, (size_t)d * L);
+    const double e2 = ct_test_diffnorm(H, Hfd, (size_t)L * L) / ct_test_norm(Hfd, (size_t)L * L);
     /* symmetry, translation (the ring blocks of dn sum to 0; Hessian block rows too) */
     double asym = 0.0, tr = 0.0;
     for (int i = 0; i < L; ++i)
@@ -144,13 +117,13 @@ static double fd_vertex(const ct_vnormal_topo *t, int ncell, const int *cells, d
         double s = 0.0;
         for (int i = 0; i < d; ++i)
             for (int b = 0; b < d; ++b) s += dn[i * L + b] * dn[i * L + b];
-        *dv_block = sqrt(s) / norm(dn, (size_t)d * L);
+        *dv_block = sqrt(s) / ct_test_norm(dn, (size_t)d * L);
     }
     printf("vertex normal %s (m = %d): dn rel err %.2e, Hessian of a.n rel err %.2e, asym %.1e, "
            "translation %.1e%s", what, m, e1, e2, asym, tr, dv_block ? "" : "\n");
     if (dv_block) printf(", |dn/dx_v|/|dn| %.1e\n", *dv_block);
     ck_assert(asym == 0.0);
-    ck_assert(tr < 1e-12 * norm(dn, (size_t)d * L));
+    ck_assert(tr < 1e-12 * ct_test_norm(dn, (size_t)d * L));
     free(dn), free(dfd), free(H), free(Hfd), free(dn2), free(H2);
     return fmax(e1, e2);
 }
@@ -159,19 +132,19 @@ static double fd_vertex(const ct_vnormal_topo *t, int ncell, const int *cells, d
  * open; each face written starting at a random corner (cyclic order kept) */
 static int make_fan(int r, int closed, double *x, int *cells)
 {
-    x[0] = 0.1 * urand(), x[1] = 0.1 * urand(), x[2] = 0.1 * urand();
+    x[0] = 0.1 * ct_test_xs_pm1(&rng), x[1] = 0.1 * ct_test_xs_pm1(&rng), x[2] = 0.1 * ct_test_xs_pm1(&rng);
     const double span = closed ? 2 * PI : 1.4 * PI;
     for (int a = 0; a < r; ++a) {
-        const double th = span * (a + 0.3 * urand()) / (closed ? r : r - 1);
-        const double rad = 1.0 + 0.3 * urand();
+        const double th = span * (a + 0.3 * ct_test_xs_pm1(&rng)) / (closed ? r : r - 1);
+        const double rad = 1.0 + 0.3 * ct_test_xs_pm1(&rng);
         x[3 * (a + 1) + 0] = rad * cos(th);
         x[3 * (a + 1) + 1] = rad * sin(th);
-        x[3 * (a + 1) + 2] = 0.4 * urand();
+        x[3 * (a + 1) + 2] = 0.4 * ct_test_xs_pm1(&rng);
     }
     const int nf = closed ? r : r - 1;
     for (int f = 0; f < nf; ++f) {
         int c[3] = {0, 1 + f, 1 + (f + 1) % r};
-        const int s = (int)((urand() + 1.0) * 1.5) % 3;
+        const int s = (int)((ct_test_xs_pm1(&rng) + 1.0) * 1.5) % 3;
         for (int a = 0; a < 3; ++a) cells[3 * f + a] = c[(a + s) % 3];
     }
     return nf;
@@ -213,9 +186,9 @@ START_TEST(test_fd_normals_2d)
         double x[2 * 5];
         int cells[2 * 4];
         for (int i = 0; i < np; ++i) {
-            const double th = 0.3 * (i + 0.3 * urand());
-            x[2 * i] = cos(th) + 0.05 * urand();
-            x[2 * i + 1] = sin(th) + 0.05 * urand();
+            const double th = 0.3 * (i + 0.3 * ct_test_xs_pm1(&rng));
+            x[2 * i] = cos(th) + 0.05 * ct_test_xs_pm1(&rng);
+            x[2 * i + 1] = sin(th) + 0.05 * ct_test_xs_pm1(&rng);
         }
         for (int s = 0; s < np - 1; ++s) cells[2 * s] = s, cells[2 * s + 1] = s + 1;
         ct_vnormal_topo t;
@@ -231,7 +204,7 @@ START_TEST(test_fd_normals_2d)
         double n[2];
         for (int v = 0; v < np; ++v) {
             ct_vnormal_eval(&t, x, v, n, NULL, NULL, NULL);
-            ck_assert(n[0] * x[2 * v] + n[1] * x[2 * v + 1] > 0.7 * norm(x + 2 * v, 2));
+            ck_assert(n[0] * x[2 * v] + n[1] * x[2 * v + 1] > 0.7 * ct_test_norm(x + 2 * v, 2));
         }
         ct_vnormal_topo_free(&t);
     }
@@ -285,7 +258,7 @@ START_TEST(test_chain_errors)
     ck_assert_int_eq(ct_vnormal_stencil(&t, 8, 2, samples, verts, 16), -1);
     const int p = ct_imls_nvars(3, 2);
     double gz[15], Hz[15 * 15], gX[24], HX[24 * 24];
-    for (int i = 0; i < p; ++i) gz[i] = urand();
+    for (int i = 0; i < p; ++i) gz[i] = ct_test_xs_pm1(&rng);
     for (int i = 0; i < p * p; ++i) Hz[i] = 0.0;
     const size_t nw = ct_vnormal_chain_work_size(&t, 2, n);
     double *w = malloc(nw * sizeof *w);
@@ -326,10 +299,10 @@ static void body_box(body *B, int cells, int sphere, double jitter)
     for (int i = 0; i < B->s.nbv; ++i) {
         double *p = B->x + 3 * B->s.bverts[i];
         if (sphere) {
-            const double r = norm(p, 3);
+            const double r = ct_test_norm(p, 3);
             for (int a = 0; a < 3; ++a) p[a] /= r;
         }
-        for (int a = 0; a < 3; ++a) p[a] += jitter * h * urand();
+        for (int a = 0; a < 3; ++a) p[a] += jitter * h * ct_test_xs_pm1(&rng);
     }
 }
 
@@ -347,10 +320,10 @@ static void body_rect(body *B, int cells, int circle, double jitter)
     for (int i = 0; i < B->s.nbv; ++i) {
         double *p = B->x + 2 * B->s.bverts[i];
         if (circle) {
-            const double r = norm(p, 2);
+            const double r = ct_test_norm(p, 2);
             for (int a = 0; a < 2; ++a) p[a] /= r;
         }
-        for (int a = 0; a < 2; ++a) p[a] += jitter * h * urand();
+        for (int a = 0; a < 2; ++a) p[a] += jitter * h * ct_test_xs_pm1(&rng);
     }
 }
 
@@ -378,9 +351,9 @@ START_TEST(test_orientation)
                 const double *p = B.x + dim * v, *n = nrm + dim * v;
                 double s = 0.0;
                 for (int a = 0; a < dim; ++a) s += n[a] * p[a];
-                s /= norm(p, (size_t)dim);
+                s /= ct_test_norm(p, (size_t)dim);
                 worst = fmin(worst, s);
-                ck_assert(fabs(norm(n, (size_t)dim) - 1.0) < 1e-14);
+                ck_assert(fabs(ct_test_norm(n, (size_t)dim) - 1.0) < 1e-14);
             }
             printf("orientation %dD %s (%d surface vertices): min n.(x - c)/|x - c| = %.4f\n", dim,
                    sphere ? (dim == 3 ? "sphere" : "circle") : (dim == 3 ? "box" : "square"), B.s.nbv, worst);
@@ -481,8 +454,8 @@ static double comp_fd(comp *C, double *x, const char *what)
         *xj = x0;
         for (int i = 0; i < NX; ++i) Hfd[i * NX + j] = (gp[i] - gm[i]) / (2 * h2);
     }
-    const double eg = diffnorm(g, gfd, (size_t)NX) / norm(gfd, (size_t)NX);
-    const double eh = diffnorm(H, Hfd, (size_t)NX * NX) / norm(Hfd, (size_t)NX * NX);
+    const double eg = ct_test_diffnorm(g, gfd, (size_t)NX) / ct_test_norm(gfd, (size_t)NX);
+    const double eh = ct_test_diffnorm(H, Hfd, (size_t)NX * NX) / ct_test_norm(Hfd, (size_t)NX * NX);
     /* translation invariance: Σ over the stencil's vertices of the gradient blocks, and of the
      * Hessian's block rows */
     double ts = 0.0, th = 0.0;
@@ -496,8 +469,8 @@ static double comp_fd(comp *C, double *x, const char *what)
             th = fmax(th, fabs(sh));
         }
     }
-    ts /= norm(g, (size_t)NX);
-    th /= norm(H, (size_t)NX * NX);
+    ts /= ct_test_norm(g, (size_t)NX);
+    th /= ct_test_norm(H, (size_t)NX * NX);
     double asym = 0.0;
     for (int i = 0; i < NX; ++i)
         for (int j = 0; j < NX; ++j) asym = fmax(asym, fabs(H[(size_t)i * NX + j] - H[(size_t)j * NX + i]));
@@ -539,7 +512,7 @@ START_TEST(test_chain_fd_3d)
             if (B.s.vert_area[v] == 0.0) q = v;
         ck_assert_int_ge(q, 0);
         const int anchor = B.s.bverts[(7 * trial + 3) % B.s.nbv];
-        for (int a = 0; a < 3; ++a) B.x[3 * q + a] = 1.08 * B.x[3 * anchor + a] + 0.05 * urand();
+        for (int a = 0; a < 3; ++a) B.x[3 * q + a] = 1.08 * B.x[3 * anchor + a] + 0.05 * ct_test_xs_pm1(&rng);
         int k = gather(&B, 3, B.x + 3 * q, R, -1, samples, 64);
         comp C;
         comp_init(&C, &B.t, R, q, k, samples);
@@ -600,7 +573,7 @@ START_TEST(test_chain_fd_3d_open)
         int m;
         ct_vnormal_ring(&t, v, &m);
         if (m < 2) continue;
-        if (diffnorm(B.x + 3 * v, B.x + 3 * q, 3) < 1.0 && k < 64) {
+        if (ct_test_diffnorm(B.x + 3 * v, B.x + 3 * q, 3) < 1.0 && k < 64) {
             samples[k++] = v;
             border += m - 1 > t.cell_ptr[v + 1] - t.cell_ptr[v]; /* open fan: one ring vertex more */
         }
@@ -631,7 +604,7 @@ START_TEST(test_chain_fd_2d)
         for (int v = 0; v < B.m.nv && q < 0; ++v)
             if (B.s.vert_area[v] == 0.0) q = v;
         const int anchor = B.s.bverts[(5 * trial + 1) % B.s.nbv];
-        for (int a = 0; a < 2; ++a) B.x[2 * q + a] = 1.08 * B.x[2 * anchor + a] + 0.04 * urand();
+        for (int a = 0; a < 2; ++a) B.x[2 * q + a] = 1.08 * B.x[2 * anchor + a] + 0.04 * ct_test_xs_pm1(&rng);
         int k = gather(&B, 2, B.x + 2 * q, R, -1, samples, 64);
         comp C;
         comp_init(&C, &B.t, R, q, k, samples);
@@ -671,7 +644,7 @@ START_TEST(test_chain_fd_2d)
     for (int v = 0; v < B.m.nv; ++v) {
         int m;
         ct_vnormal_ring(&t, v, &m);
-        if (m >= 2 && diffnorm(B.x + 2 * v, B.x + 2 * q, 2) < 0.9 && k < 64) {
+        if (m >= 2 && ct_test_diffnorm(B.x + 2 * v, B.x + 2 * q, 2) < 0.9 && k < 64) {
             samples[k++] = v;
             ends += t.cell_ptr[v + 1] - t.cell_ptr[v] == 1;
         }
@@ -727,27 +700,27 @@ START_TEST(test_timing)
         const int reps = 200, batches = 7;
         double t_imls = 1e30, t_nrm = 1e30, t_chain = 1e30, t_chain_g = 1e30, t_st = 1e30;
         for (int bt = 0; bt < batches; ++bt) {
-            double t0 = now();
+            double t0 = ct_test_now();
             for (int r = 0; r < reps; ++r)
                 ct_imls_eval(&C.prm, k, B.x + 3 * q, C.pos, C.nrm, CT_IMLS_HESSIAN, C.wi, C.nwi, &C.res, C.gz,
                              C.Hz);
-            t_imls = fmin(t_imls, (now() - t0) / reps * 1e6);
-            t0 = now();
+            t_imls = fmin(t_imls, (ct_test_now() - t0) / reps * 1e6);
+            t0 = ct_test_now();
             double nn[3];
             for (int r = 0; r < reps; ++r)
                 for (int i = 0; i < k; ++i) ct_vnormal_eval(&B.t, B.x, samples[i], nn, NULL, NULL, NULL);
-            t_nrm = fmin(t_nrm, (now() - t0) / reps * 1e6);
-            t0 = now();
+            t_nrm = fmin(t_nrm, (ct_test_now() - t0) / reps * 1e6);
+            t0 = ct_test_now();
             for (int r = 0; r < reps; ++r)
                 ct_vnormal_chain(&B.t, B.x, q, k, samples, C.n, C.verts, C.gz, C.Hz, C.wc, C.nwc, g, H);
-            t_chain = fmin(t_chain, (now() - t0) / reps * 1e6);
-            t0 = now();
+            t_chain = fmin(t_chain, (ct_test_now() - t0) / reps * 1e6);
+            t0 = ct_test_now();
             for (int r = 0; r < reps; ++r)
                 ct_vnormal_chain(&B.t, B.x, q, k, samples, C.n, C.verts, C.gz, NULL, C.wc, C.nwc, g, NULL);
-            t_chain_g = fmin(t_chain_g, (now() - t0) / reps * 1e6);
-            t0 = now();
+            t_chain_g = fmin(t_chain_g, (ct_test_now() - t0) / reps * 1e6);
+            t0 = ct_test_now();
             for (int r = 0; r < reps; ++r) ct_vnormal_stencil(&B.t, q, k, samples, C.verts, C.n);
-            t_st = fmin(t_st, (now() - t0) / reps * 1e6);
+            t_st = fmin(t_st, (ct_test_now() - t0) / reps * 1e6);
         }
         printf("timing 3D R = %.3f, k = %d (mean one-ring %.1f + 1), stencil %d vertices (%d dofs): normals %.2f us, "
                "stencil list %.2f us, imls value+grad+Hessian %.1f us, chain gradient %.2f us, "

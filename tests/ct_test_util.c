@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int ct_test_run(Suite *s)
 {
@@ -112,6 +113,33 @@ double ct_test_lcg01(unsigned long long *r)
 {
     *r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
     return (double)(*r >> 11) / 9007199254740992.0;
+}
+
+double ct_test_xs_pm1(unsigned long long *s)
+{
+    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+    return (double)((*s * 0x2545f4914f6cdd1dull) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+double ct_test_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double ct_test_norm(const double *a, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; ++i) s += a[i] * a[i];
+    return sqrt(s);
+}
+
+double ct_test_diffnorm(const double *a, const double *b, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
+    return sqrt(s);
 }
 
 void ct_test_stencil_block(const ct_triplets *T, const int *v, int nv, int dim, double *P)

@@ -28,6 +28,13 @@ void ct_fd_hessian(ct_fd_grad g, const double *x, size_t n, double eps, void *ct
 
 /* The tests' pseudo-random stream (64-bit LCG): the next value in [0, 1). */
 double ct_test_lcg01(unsigned long long *r);
+/* Another stream (xorshift64*, state *s ≠ 0): the next value in [-1, 1). */
+double ct_test_xs_pm1(unsigned long long *s);
+/* Monotonic wall time (s), for printed timings. */
+double ct_test_now(void);
+/* Euclidean norm of a (n), and of a − b. */
+double ct_test_norm(const double *a, size_t n);
+double ct_test_diffnorm(const double *a, const double *b, size_t n);
 
 /* The dense (nv·dim)² block (column-major, stencil coordinates: vertex q of v[], component k at
  * q·dim + k) summed from the triplets of a one-term Hessian; fails the test on a triplet outside
