@@ -82,6 +82,14 @@ class Run(runs.Run):
         g = self.gaps(j)
         return np.array([g[np.abs(self.px - c) < 1e-9].mean() for c in self.cols])
 
+    def debond_times(self, dd):
+        """Per column of pairs (rest x), the first frame time at which its mean gap exceeds dd (NaN: never)."""
+        out = np.full(len(self.cols), np.nan)
+        for j in range(1, len(self.tf)):
+            new = np.isnan(out) & (self.column_gaps(j) > dd)
+            out[new] = self.tf[j]
+        return out
+
     def load(self, t):
         """Total applied force (y) on the lower plate at time t: per-vertex weights as core/sim/sim.c
         (lumped volume, normalised over the selection, times (X - c)/L if linear)."""
@@ -129,13 +137,8 @@ class Case:
         self.t_peak = float(self.F.t[self.kp] + self.t0)
 
     def debond_times(self, da):
-        """Per column of pairs (rest x), the first time its mean gap exceeds d̂_a (NaN: never)."""
-        out = np.full(len(self.F.cols), np.nan)
-        for j in range(1, len(self.F.tf)):
-            cg = self.F.column_gaps(j)
-            new = np.isnan(out) & (cg > da)
-            out[new] = self.F.tf[j] + self.t0
-        return out
+        """Per column of pairs (rest x), the first time its mean gap exceeds d̂_a in the fine pass (NaN: never)."""
+        return self.F.debond_times(da) + self.t0
 
 
 def main():

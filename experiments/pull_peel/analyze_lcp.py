@@ -25,9 +25,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 from contactlab import cli, figures, params as logged  # noqa: E402
 from contactlab.claims import Claims  # noqa: E402
-from analyze import Case  # noqa: E402
+from analyze import Case, Run  # noqa: E402
 from analyze_rcc import RccRun  # noqa: E402
-from analyze import Run  # noqa: E402
 
 
 class LcpRun(Run):
@@ -47,14 +46,6 @@ class LcpRun(Run):
         self.min_gap = self.model["min_gap"]
         self.pgs = self.model["pgs_iters"]
         self.pgs_conv = self.model["pgs_converged"]
-
-    def debond_times(self, dd):
-        """Per column of pairs (rest x), the first time its mean gap exceeds dd (NaN: never)."""
-        out = np.full(len(self.cols), np.nan)
-        for j in range(1, len(self.tf)):
-            new = np.isnan(out) & (self.column_gaps(j) > dd)
-            out[new] = self.tf[j]
-        return out
 
 
 def main():

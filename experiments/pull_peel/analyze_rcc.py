@@ -49,15 +49,6 @@ class RccRun(Run):
         self.peak = float(self.tot[self.kp])
         self.t_peak = float(self.t[self.kp])
 
-    def debond_times(self, dd):
-        """Per column of pairs (rest x), the first time its mean gap exceeds dd (NaN: never)."""
-        out = np.full(len(self.cols), np.nan)
-        for j in range(1, len(self.tf)):
-            cg = self.column_gaps(j)
-            new = np.isnan(out) & (cg > dd)
-            out[new] = self.tf[j]
-        return out
-
 
 def main():
     args = cli.parser(__doc__, "plots/out/pull_peel", quick=True).parse_args()
