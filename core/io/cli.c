@@ -140,46 +140,41 @@ static int cmd_run_or_check(int argc, char **argv, int run)
 
 /* ---- sensitivity: dx/dθ of the static equilibrium at the end of a scene (ct_sensitivity.h) ---- */
 
-/* The derivative of a position probe (mean_displacement, mean_position: both linear in x) along
- * dx; *n = 0 for probes that are not (forces, reactions, energies, velocities). */
-static ct_status probe_derivative(const ct_sim *s, const ct_probe_spec *p, const double *dx, double *val,
-                                  double *der, int *n)
+/* The value (as the run logs it, ct_probe_eval) and the derivative along dx of a position probe
+ * (mean_displacement, mean_position: both linear in x); *n = 0 for probes that are not (forces,
+ * reactions, energies, velocities). */
+static ct_status probe_derivative(ct_sim *s, const ct_probe_spec *p, const double *dx, double *val, double *der,
+                                  int *n)
 {
     const int dim = s->dim;
     *n = 0;
     if (p->kind != CT_PROBE_MEAN_DISPLACEMENT && p->kind != CT_PROBE_MEAN_POSITION) return CT_OK;
+    ct_status st = ct_probe_eval(s, p, NULL, val, n);
+    if (st != CT_OK) return st;
     int *idx = NULL, m = 0;
     if (ct_sim_select(s, &p->sel, 0, &idx, &m) != CT_OK) return CT_ENOMEM;
-    double v[3] = {0, 0, 0}, d[3] = {0, 0, 0};
+    double d[3] = {0, 0, 0};
     for (int i = 0; i < m; ++i)
-        for (int c = 0; c < dim; ++c) {
-            const size_t k = (size_t)idx[i] * dim + c;
-            v[c] += p->kind == CT_PROBE_MEAN_POSITION ? s->x[k] : s->x[k] - s->X[k];
-            d[c] += dx[k];
-        }
+        for (int c = 0; c < dim; ++c) d[c] += dx[(size_t)idx[i] * dim + c];
     free(idx);
-    for (int c = 0; c < dim; ++c) {
-        v[c] = m ? v[c] / m : NAN;
-        d[c] = m ? d[c] / m : NAN;
-    }
+    for (int c = 0; c < dim; ++c) d[c] = m ? d[c] / m : NAN;
     if (p->component == CT_COMPONENT_ALL) {
-        for (int c = 0; c < dim; ++c) val[c] = v[c], der[c] = d[c];
-        *n = dim;
-    } else if (p->component == CT_COMPONENT_NORM) {
-        double nn = 0.0, vd = 0.0;
-        for (int c = 0; c < dim; ++c) nn += v[c] * v[c], vd += v[c] * d[c];
-        val[0] = sqrt(nn);
+        for (int c = 0; c < dim; ++c) der[c] = d[c];
+    } else if (p->component == CT_COMPONENT_NORM) { /* d|v| = v·d/|v|, v the probe's vector */
+        ct_probe_spec pv = *p;
+        pv.component = CT_COMPONENT_ALL;
+        double v[3] = {0, 0, 0}, vd = 0.0;
+        int nv = 0;
+        if ((st = ct_probe_eval(s, &pv, NULL, v, &nv)) != CT_OK) return st;
+        for (int c = 0; c < dim; ++c) vd += v[c] * d[c];
         der[0] = val[0] > 0.0 ? vd / val[0] : NAN;
-        *n = 1;
     } else {
-        val[0] = v[p->component];
         der[0] = d[p->component];
-        *n = 1;
     }
     return CT_OK;
 }
 
-static ct_status write_sensitivity(const char *path, const ct_sim *s, const char *const *params, int np,
+static ct_status write_sensitivity(const char *path, ct_sim *s, const char *const *params, int np,
                                    const double *dx, const ct_sens_info *info, const char *argv_line, ct_diag *d)
 {
     const int dim = s->dim;
