@@ -6,6 +6,7 @@ extern const ct_model_type ct_model_ipc_adhesion;
 extern const ct_model_type ct_model_ipc;
 extern const ct_model_type ct_model_rcc_ipc;
 extern const ct_model_type ct_model_lcp_pgs;
+extern const ct_model_type ct_model_imls;
 /* test models (tests/models/): they exercise the core, they are not contact models for studies */
 extern const ct_model_type ct_model_lcp_halfspace;
 
@@ -15,6 +16,7 @@ const ct_model_type *const ct_model_registry[] = {
     &ct_model_ipc,
     &ct_model_rcc_ipc,
     &ct_model_lcp_pgs,
+    &ct_model_imls,
     &ct_model_lcp_halfspace,
     NULL,
 };

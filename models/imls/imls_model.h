@@ -1,0 +1,107 @@
+/* imls_model.h — the state shared by the imls model's two files (model-private, not a core
+ * header): imls.c (parameters, the ops, forces) and imls_terms.c (the fields' neighbour search,
+ * the term list, its evaluation passes and the step-size rule). README.md describes the model.
+ *
+ * Terms. A term is one (query vertex q of body i, field of body j ≠ i) with the candidate samples
+ * of j near q; its energy is w·κ·b(ψ_j(x_q)) (ct_imls_term.h), w = the vertex's rest area share
+ * times the direction factor (both bodies movable: ½ each way; a movable body against a kinematic
+ * one: 1 from the movable side, 0 from the kinematic side). Half-space terms (q, obstacle o) are
+ * w_q·κ·b(n·(x_q − p)) and are evaluated directly. */
+#ifndef CT_MODEL_IMLS_H
+#define CT_MODEL_IMLS_H
+
+#include "contactlab/ct_imls_term.h"
+#include "contactlab/ct_model.h"
+#include "contactlab/ct_neighbors.h"
+#include "contactlab/ct_vertex_normals.h"
+
+/* one body's IMLS surface */
+typedef struct imls_field {
+    int n;               /* samples: the body's surface vertices */
+    int *verts;          /* n x-vertex indices, increasing */
+    double R;            /* kernel support radius (m) */
+    double ebar, hcov;   /* mean rest edge length; covering radius (largest face circumradius in 3D, half
+                            the longest segment in 2D) */
+    int kinematic;       /* every sample prescribed */
+    ct_imls_term_params prm; /* the field's term parameters (prm.field.R = R) */
+    ct_neighbors nb;     /* over the samples at the cache positions */
+    double *pts;         /* n·dim: the samples' positions handed to nb */
+    double lo[3], hi[3]; /* bounding box of the samples at the cache positions */
+} imls_field;
+
+/* a body–body term */
+typedef struct imls_term {
+    int q;        /* query vertex */
+    int qb, fb;   /* its body, the field's body */
+    double w;     /* weight: rest area share × direction factor */
+    long c0;      /* its candidate samples: cand[c0 .. c0 + nc) (vertex indices, increasing) */
+    int nc;
+} imls_term;
+
+/* a half-space term's data is (q, o): no list needed */
+
+typedef struct imls_state {
+    int dim, nx, nbodies, nobs;
+    double dhat, kappa, kappa_max, ccd_s, margin_frac;
+    int kappa_auto;
+    ct_imls_hess_mode safe_mode; /* the Hessian mode outside the core's exact iterations */
+    ct_vnormal_topo topo;        /* vertex normals over the whole contact surface */
+    imls_field *field;           /* nbodies */
+    double *dirw;                /* nbodies²: direction factor of (query body i, field body j) */
+    int nq;                      /* query vertices: surface vertices of bodies */
+    int *qv;                     /* nq vertex indices; qbody[k] their bodies */
+    int *qbody;
+    double *qw;                  /* nq rest area shares */
+    /* the term list, valid while no surface vertex has moved more than margin/2 from x_list */
+    imls_term *term;
+    long nterm, term_cap;
+    int *cand;
+    long ncand, cand_cap;
+    double *x_list;
+    int list_valid;
+    /* the value pass at x_eval: per term ψ, state, energy and the samples in support */
+    double *x_eval;
+    int eval_valid;
+    double *psi, *eterm;
+    unsigned char *tstate;
+    int *sup;                    /* per term, at cand's offsets: the candidates within R at x_eval */
+    int *nsup;
+    double E_eval;               /* the whole contact energy at x_eval */
+    /* statistics of the step */
+    double t_nb, t_terms, t_step;
+    double prev_min_dist;
+    long n_list_builds;
+    const char *scalar_names[6];
+} imls_state;
+
+/* Thread-local work memory for ct_imls_term_eval and the stencil (imls_terms.c). */
+typedef struct imls_work {
+    double *work;
+    size_t work_len;
+    int *verts;
+    int cap;
+    double *grad, *hess;
+    int *samp;
+} imls_work;
+
+double imls_now(void);
+
+/* imls_terms.c */
+ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, double R_given, double R_factor,
+                           const ct_imls_params *fp, ct_imls_hess_mode mode, ct_diag *diag);
+void imls_fields_free(imls_state *st);
+/* Make the value pass current at x (the term list rebuilt when x has left its margin). */
+ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x);
+/* g += the gradient at x; H += the Hessian triplets (mode) at x; each calls imls_eval_value. */
+ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double *x, double *g);
+ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *x, ct_imls_hess_mode mode,
+                            ct_triplets *H);
+/* The term t's gradient over its stencil at x_eval (an ACTIVE term): verts (n), grad (n·dim). */
+ct_status imls_term_gradient(imls_state *st, const double *x, long t, imls_work *w, int *n);
+/* The half-space terms of vertex q at x: energy, and with g the gradient added. */
+double imls_halfspace_energy(const imls_state *st, const ct_step_ctx *c, const double *x, double *g);
+ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, const double *dx, double *alpha);
+ct_status imls_work_alloc(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode);
+void imls_work_free(imls_work *w);
+
+#endif

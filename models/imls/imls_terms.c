@@ -1,0 +1,921 @@
+/* imls_terms.c — the imls model's fields and terms: per body the samples (its surface vertices),
+ * kernel radius and neighbour tree; the term list (query vertex × field, with the candidate samples
+ * within R + margin, reused while no surface vertex has moved more than margin/2); the value,
+ * gradient and Hessian passes over the terms (parallel, per-term results in place, so the sums and
+ * the triplet order do not depend on the thread count); the half-space terms; the step-size rule.
+ * README.md states the formulas and the rules. */
+#include "imls_model.h"
+
+#include "contactlab/ct_barrier.h"
+#include "contactlab/ct_parallel.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double imls_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double dist2(const double *a, const double *b, int dim)
+{
+    double s = 0.0;
+    for (int k = 0; k < dim; ++k) s += (a[k] - b[k]) * (a[k] - b[k]);
+    return s;
+}
+
+/* ---------- work memory ---------- */
+
+ct_status imls_work_alloc(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode)
+{
+    memset(w, 0, sizeof *w);
+    if (kmax < 1) kmax = 1;
+    w->cap = ct_imls_term_stencil_cap(&st->topo, kmax);
+    w->work_len = ct_imls_term_work_size(&st->topo, kmax, w->cap, what, mode);
+    const size_t N = (size_t)w->cap * (size_t)st->dim;
+    w->work = malloc((w->work_len + 1) * sizeof *w->work);
+    w->verts = malloc((size_t)w->cap * sizeof *w->verts);
+    w->grad = malloc((N + 1) * sizeof *w->grad);
+    w->samp = malloc((size_t)kmax * sizeof *w->samp);
+    if (what == CT_IMLS_HESSIAN) w->hess = malloc((N * N + 1) * sizeof *w->hess);
+    if (!w->work || !w->verts || !w->grad || !w->samp || (what == CT_IMLS_HESSIAN && !w->hess)) {
+        imls_work_free(w);
+        return CT_ENOMEM;
+    }
+    return CT_OK;
+}
+
+void imls_work_free(imls_work *w)
+{
+    free(w->work);
+    free(w->verts);
+    free(w->grad);
+    free(w->hess);
+    free(w->samp);
+    memset(w, 0, sizeof *w);
+}
+
+/* ---------- fields ---------- */
+
+void imls_fields_free(imls_state *st)
+{
+    if (st->field)
+        for (int b = 0; b < st->nbodies; ++b) {
+            free(st->field[b].verts);
+            free(st->field[b].pts);
+            ct_neighbors_free(&st->field[b].nb);
+        }
+    free(st->field);
+    st->field = NULL;
+    ct_vnormal_topo_free(&st->topo);
+    free(st->dirw);
+    free(st->qv);
+    free(st->qbody);
+    free(st->qw);
+    free(st->term);
+    free(st->cand);
+    free(st->x_list);
+    free(st->x_eval);
+    free(st->psi);
+    free(st->eterm);
+    free(st->tstate);
+    free(st->sup);
+    free(st->nsup);
+}
+
+/* circumradius of a triangle */
+static double circumradius(const double *a, const double *b, const double *c)
+{
+    double u[3], v[3], w[3];
+    for (int k = 0; k < 3; ++k) u[k] = b[k] - a[k], v[k] = c[k] - a[k], w[k] = c[k] - b[k];
+    const double cr[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    const double A2 = sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]); /* twice the area */
+    const double lu = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]), lv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]),
+                 lw = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    return A2 > 0.0 ? lu * lv * lw / (2.0 * A2) : 0.5 * fmax(lu, fmax(lv, lw));
+}
+
+ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, double R_given, double R_factor,
+                           const ct_imls_params *fp, ct_imls_hess_mode mode, ct_diag *diag)
+{
+    const int dim = c->dim, nb = c->nbodies;
+    const ct_surface *s = c->surf;
+    ct_status sc = ct_vnormal_topo_from_surface(&st->topo, s);
+    if (sc != CT_OK) return ct_diag_add(diag, sc, "imls: vertex-normal topology of the contact surface");
+    st->field = calloc((size_t)nb + 1, sizeof *st->field);
+    st->dirw = calloc((size_t)nb * (size_t)nb + 1, sizeof *st->dirw);
+    st->qv = malloc(((size_t)s->nbv + 1) * sizeof *st->qv);
+    st->qbody = malloc(((size_t)s->nbv + 1) * sizeof *st->qbody);
+    st->qw = malloc(((size_t)s->nbv + 1) * sizeof *st->qw);
+    if (!st->field || !st->dirw || !st->qv || !st->qbody || !st->qw) return CT_ENOMEM;
+    for (int b = 0; b < nb; ++b) ct_neighbors_init(&st->field[b].nb);
+    /* samples per body */
+    int *cnt = calloc((size_t)nb + 1, sizeof *cnt);
+    if (!cnt) return CT_ENOMEM;
+    for (int k = 0; k < s->nbv; ++k) {
+        const int p = c->vert_part[s->bverts[k]];
+        if (p >= 0 && p < nb) cnt[p]++;
+    }
+    for (int b = 0; b < nb; ++b) {
+        imls_field *f = &st->field[b];
+        f->verts = malloc(((size_t)cnt[b] + 1) * sizeof *f->verts);
+        f->pts = malloc(((size_t)cnt[b] * (size_t)dim + 1) * sizeof *f->pts);
+        f->kinematic = 1;
+        if (!f->verts || !f->pts) {
+            free(cnt);
+            return CT_ENOMEM;
+        }
+    }
+    free(cnt);
+    for (int k = 0; k < s->nbv; ++k) { /* bverts are increasing, so each body's list is */
+        const int v = s->bverts[k], p = c->vert_part[v];
+        if (p < 0 || p >= nb) continue;
+        imls_field *f = &st->field[p];
+        f->verts[f->n++] = v;
+        if (!(c->vert_kinematic && c->vert_kinematic[v])) f->kinematic = 0;
+    }
+    /* mean edge length and covering radius per body, at rest */
+    double *esum = calloc((size_t)nb + 1, sizeof *esum);
+    long *ecnt = calloc((size_t)nb + 1, sizeof *ecnt);
+    if (!esum || !ecnt) {
+        free(esum);
+        free(ecnt);
+        return CT_ENOMEM;
+    }
+    const double *X = c->x_rest;
+    for (int e = 0; e < s->ned; ++e) {
+        const int a = s->edges[2 * e], bb = s->edges[2 * e + 1], p = c->vert_part[a];
+        if (p < 0 || p >= nb) continue;
+        const double L = sqrt(dist2(X + (size_t)a * dim, X + (size_t)bb * dim, dim));
+        esum[p] += L;
+        ecnt[p]++;
+        if (dim == 2) st->field[p].hcov = fmax(st->field[p].hcov, 0.5 * L);
+    }
+    if (dim == 3)
+        for (int t = 0; t < s->nf; ++t) {
+            const int *fv = s->faces + 3 * t, p = c->vert_part[fv[0]];
+            if (p < 0 || p >= nb) continue;
+            st->field[p].hcov = fmax(st->field[p].hcov, circumradius(X + 3 * (size_t)fv[0], X + 3 * (size_t)fv[1],
+                                                                     X + 3 * (size_t)fv[2]));
+        }
+    for (int b = 0; b < nb; ++b) {
+        imls_field *f = &st->field[b];
+        f->ebar = ecnt[b] ? esum[b] / (double)ecnt[b] : 0.0;
+        double R = isfinite(R_given) ? R_given : R_factor * f->ebar;
+        /* a query within d̂ of the surface must be well inside some sample's support: a surface point
+           is within hcov of a sample, so such a query is within √(d̂² + hcov²) of one */
+        const double Rmin = 1.25 * sqrt(st->dhat * st->dhat + f->hcov * f->hcov);
+        if (!isfinite(R_given) && R < Rmin) R = Rmin;
+        f->R = R;
+        ct_imls_term_params_default(&f->prm, dim, R, st->dhat, st->kappa);
+        f->prm.field = *fp;
+        f->prm.field.R = R;
+        f->prm.hess = mode;
+        if (f->n > 0 && !(R > 0.0)) {
+            free(esum);
+            free(ecnt);
+            return ct_diag_add(diag, CT_EINPUT, "/contact/radius: body \"%s\" gets a kernel radius %g m (must be > 0)",
+                               c->part_names[b], R);
+        }
+        if (f->n > 0 && isfinite(R_given) && R_given < Rmin)
+            ct_diag_add(diag, CT_OK,
+                        "warning: /contact/radius: %g m is below 1.25·√(d̂² + h²) = %g m for body \"%s\" (h = %g m, the "
+                        "largest distance from its surface to a sample): queries within d̂ may find no support",
+                        R_given, Rmin, c->part_names[b], f->hcov);
+    }
+    free(esum);
+    free(ecnt);
+    /* direction factors and query vertices */
+    for (int i = 0; i < nb; ++i)
+        for (int j = 0; j < nb; ++j) {
+            double w = 0.0;
+            if (i != j && st->field[i].n > 0 && st->field[j].n > 0 && !st->field[i].kinematic)
+                w = st->field[j].kinematic ? 1.0 : 0.5;
+            st->dirw[i * nb + j] = w;
+        }
+    st->nq = 0;
+    for (int k = 0; k < s->nbv; ++k) {
+        const int v = s->bverts[k], p = c->vert_part[v];
+        if (p < 0 || p >= nb || st->field[p].kinematic) continue;
+        st->qv[st->nq] = v;
+        st->qbody[st->nq] = p;
+        st->qw[st->nq] = s->vert_area[v];
+        st->nq++;
+    }
+    const size_t nxd = (size_t)c->nx * (size_t)dim;
+    st->x_list = malloc((nxd + 1) * sizeof *st->x_list);
+    st->x_eval = malloc((nxd + 1) * sizeof *st->x_eval);
+    if (!st->x_list || !st->x_eval) return CT_ENOMEM;
+    return CT_OK;
+}
+
+/* the smallest kernel radius: the margin's scale */
+static double margin_of(const imls_state *st)
+{
+    double Rmin = INFINITY;
+    for (int b = 0; b < st->nbodies; ++b)
+        if (st->field[b].n > 0) Rmin = fmin(Rmin, st->field[b].R);
+    return isfinite(Rmin) ? st->margin_frac * Rmin : 0.0;
+}
+
+static ct_status push_term(imls_state *st, const imls_term *t, const ct_neighbor_list *l, const imls_field *f)
+{
+    if (st->nterm == st->term_cap) {
+        const long cap = st->term_cap ? 2 * st->term_cap : 256;
+        imls_term *nt = realloc(st->term, (size_t)cap * sizeof *nt);
+        if (!nt) return CT_ENOMEM;
+        st->term = nt;
+        st->term_cap = cap;
+    }
+    if (st->ncand + l->n > st->cand_cap) {
+        long cap = st->cand_cap ? 2 * st->cand_cap : 4096;
+        while (cap < st->ncand + l->n) cap *= 2;
+        int *nc = realloc(st->cand, (size_t)cap * sizeof *nc);
+        if (!nc) return CT_ENOMEM;
+        st->cand = nc;
+        st->cand_cap = cap;
+    }
+    imls_term *d = &st->term[st->nterm++];
+    *d = *t;
+    d->c0 = st->ncand;
+    d->nc = l->n;
+    for (int k = 0; k < l->n; ++k) st->cand[st->ncand++] = f->verts[l->idx[k]];
+    return CT_OK;
+}
+
+/* Rebuild the fields' trees at x (positions of the samples) and their boxes. */
+static ct_status build_trees(imls_state *st, const ct_step_ctx *c, const double *x)
+{
+    const int dim = st->dim;
+    for (int b = 0; b < st->nbodies; ++b) {
+        imls_field *f = &st->field[b];
+        if (f->n == 0) continue;
+        for (int d = 0; d < 3; ++d) f->lo[d] = INFINITY, f->hi[d] = -INFINITY;
+        for (int k = 0; k < f->n; ++k)
+            for (int d = 0; d < dim; ++d) {
+                const double v = x[(size_t)f->verts[k] * dim + d];
+                f->pts[(size_t)k * dim + d] = v;
+                f->lo[d] = fmin(f->lo[d], v);
+                f->hi[d] = fmax(f->hi[d], v);
+            }
+        ct_status s = ct_neighbors_build(&f->nb, dim, f->n, f->pts, c->threads);
+        if (s != CT_OK) return s;
+    }
+    return CT_OK;
+}
+
+static int in_box(const imls_field *f, const double *p, double r, int dim)
+{
+    for (int d = 0; d < dim; ++d)
+        if (p[d] < f->lo[d] - r || p[d] > f->hi[d] + r) return 0;
+    return 1;
+}
+
+/* Make the term list valid at x. */
+static ct_status ensure_list(imls_state *st, const ct_step_ctx *c, const double *x)
+{
+    const int dim = st->dim;
+    const double margin = margin_of(st);
+    if (st->list_valid) {
+        const double lim = 0.25 * margin * margin; /* (margin/2)² */
+        int ok = 1;
+        for (int b = 0; b < st->nbodies && ok; ++b) {
+            const imls_field *f = &st->field[b];
+            for (int k = 0; k < f->n && ok; ++k) {
+                const size_t o = (size_t)f->verts[k] * dim;
+                if (!(dist2(x + o, st->x_list + o, dim) <= lim)) ok = 0;
+            }
+        }
+        if (ok) return CT_OK;
+    }
+    const double t0 = imls_now();
+    st->list_valid = 0;
+    st->eval_valid = 0;
+    ct_status s = build_trees(st, c, x);
+    if (s != CT_OK) return s;
+    st->nterm = st->ncand = 0;
+    ct_neighbor_list l;
+    ct_neighbor_list_init(&l);
+    for (int k = 0; k < st->nq && s == CT_OK; ++k) {
+        const int q = st->qv[k], i = st->qbody[k];
+        const double *xq = x + (size_t)q * dim;
+        for (int j = 0; j < st->nbodies && s == CT_OK; ++j) {
+            const double w = st->dirw[i * st->nbodies + j];
+            if (!(w > 0.0)) continue;
+            const imls_field *f = &st->field[j];
+            const double rho = f->R + margin;
+            if (!in_box(f, xq, rho, dim)) continue;
+            s = ct_neighbors_query(&f->nb, xq, rho, &l);
+            if (s == CT_OK && l.n > 0) {
+                const imls_term t = {q, i, j, w * st->qw[k], 0, 0};
+                s = push_term(st, &t, &l, f);
+            }
+        }
+    }
+    ct_neighbor_list_free(&l);
+    if (s != CT_OK) return s;
+    const long n = st->nterm + 1;
+    free(st->psi);
+    free(st->eterm);
+    free(st->tstate);
+    free(st->sup);
+    free(st->nsup);
+    st->psi = malloc((size_t)n * sizeof *st->psi);
+    st->eterm = malloc((size_t)n * sizeof *st->eterm);
+    st->tstate = malloc((size_t)n);
+    st->sup = malloc(((size_t)st->ncand + 1) * sizeof *st->sup);
+    st->nsup = malloc((size_t)n * sizeof *st->nsup);
+    if (!st->psi || !st->eterm || !st->tstate || !st->sup || !st->nsup) return CT_ENOMEM;
+    memcpy(st->x_list, x, (size_t)st->nx * dim * sizeof *x);
+    st->list_valid = 1;
+    st->n_list_builds++;
+    st->t_nb += imls_now() - t0;
+    return CT_OK;
+}
+
+/* The candidates of term t within the field's R at x into out; returns their count. */
+static int support_of(const imls_state *st, const imls_term *t, const double *x, int *out)
+{
+    const int dim = st->dim;
+    const double R2 = st->field[t->fb].R * st->field[t->fb].R;
+    const double *xq = x + (size_t)t->q * dim;
+    int n = 0;
+    for (int k = 0; k < t->nc; ++k) {
+        const int v = st->cand[t->c0 + k];
+        if (dist2(xq, x + (size_t)v * dim, dim) < R2) out[n++] = v;
+    }
+    return n;
+}
+
+/* ---------- half-spaces ---------- */
+
+double imls_halfspace_energy(const imls_state *st, const ct_step_ctx *c, const double *x, double *g)
+{
+    const int dim = st->dim;
+    double E = 0.0;
+    for (int o = 0; o < st->nobs; ++o) {
+        const ct_obstacle *ob = &c->obstacles[o];
+        for (int k = 0; k < st->nq; ++k) {
+            const double *xq = x + (size_t)st->qv[k] * dim;
+            double d = 0.0;
+            for (int a = 0; a < dim; ++a) d += ob->normal[a] * (xq[a] - ob->point[a]);
+            if (d >= st->dhat) continue;
+            double b1 = 0.0;
+            const double b = d > 0.0 ? ct_barrier(d, st->dhat, &b1, NULL) : INFINITY;
+            E += st->qw[k] * st->kappa * b;
+            if (g && d > 0.0)
+                for (int a = 0; a < dim; ++a) g[(size_t)st->qv[k] * dim + a] += st->qw[k] * st->kappa * b1 * ob->normal[a];
+        }
+    }
+    return E;
+}
+
+static ct_status halfspace_hessian(const imls_state *st, const ct_step_ctx *c, const double *x, ct_triplets *H)
+{
+    const int dim = st->dim;
+    for (int o = 0; o < st->nobs; ++o) {
+        const ct_obstacle *ob = &c->obstacles[o];
+        for (int k = 0; k < st->nq; ++k) {
+            const int q = st->qv[k];
+            const double *xq = x + (size_t)q * dim;
+            double d = 0.0;
+            for (int a = 0; a < dim; ++a) d += ob->normal[a] * (xq[a] - ob->point[a]);
+            if (!(d > 0.0 && d < st->dhat)) continue;
+            double b1 = 0.0, b2 = 0.0;
+            ct_barrier(d, st->dhat, &b1, &b2);
+            double h[9];
+            for (int a = 0; a < dim; ++a)
+                for (int bb = 0; bb < dim; ++bb) h[a * dim + bb] = st->qw[k] * st->kappa * b2 * ob->normal[a] * ob->normal[bb];
+            ct_status s = ct_triplets_add_block(H, &q, 1, dim, h);
+            if (s != CT_OK) return s;
+        }
+    }
+    return CT_OK;
+}
+
+/* ---------- the passes ---------- */
+
+static double term_energy(long i, const void *ctx)
+{
+    const imls_state *st = ctx;
+    return st->eterm[i];
+}
+
+ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
+{
+    const size_t nxd = (size_t)st->nx * st->dim;
+    if (st->eval_valid && memcmp(st->x_eval, x, nxd * sizeof *x) == 0) return CT_OK;
+    ct_status s = ensure_list(st, c, x);
+    if (s != CT_OK) return s;
+    const double t0 = imls_now();
+    int kmax = 1;
+    for (long t = 0; t < st->nterm; ++t) kmax = st->term[t].nc > kmax ? st->term[t].nc : kmax;
+    int status = CT_OK;
+#pragma omp parallel num_threads(ct_threads(c->threads))
+    {
+        imls_work w;
+        int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
+#pragma omp for schedule(dynamic, 16)
+        for (long t = 0; t < st->nterm; ++t) {
+            const imls_term *tm = &st->term[t];
+            int *sp = st->sup + tm->c0;
+            st->nsup[t] = sl == CT_OK ? support_of(st, tm, x, sp) : 0;
+            st->psi[t] = INFINITY;
+            st->eterm[t] = 0.0;
+            st->tstate[t] = CT_IMLS_TERM_OFF;
+            if (sl != CT_OK || st->nsup[t] == 0) continue;
+            ct_imls_term_result r;
+            int n = 0;
+            ct_status e = ct_imls_term_eval(&st->field[tm->fb].prm, &st->topo, x, tm->q, tm->w, st->nsup[t], sp,
+                                            CT_IMLS_VALUE, w.work, w.work_len, &r, &n, 0, NULL, NULL);
+            if (e != CT_OK) {
+                sl = e;
+                continue;
+            }
+            st->tstate[t] = (unsigned char)r.state;
+            st->psi[t] = r.field.term ? r.psi : INFINITY;
+            st->eterm[t] = r.energy;
+        }
+        if (sl != CT_OK) {
+#pragma omp atomic write
+            status = sl;
+        }
+        imls_work_free(&w);
+    }
+    if (status != CT_OK) return (ct_status)status;
+    double E = ct_sum_fixed_chunks(st->nterm, term_energy, st, c->threads);
+    E += imls_halfspace_energy(st, c, x, NULL);
+    st->E_eval = E;
+    memcpy(st->x_eval, x, nxd * sizeof *x);
+    st->eval_valid = 1;
+    st->t_terms += imls_now() - t0;
+    return CT_OK;
+}
+
+/* The active terms' stencils at x_eval: act (the term indices), vo (nact + 1 vertex offsets), vb (the
+ * stencil vertices). The caller frees *act, *vo, *vb. */
+static ct_status stencils(const imls_state *st, long **act_out, long *nact_out, long **vo_out, int **vb_out,
+                          int *kmax_out)
+{
+    long nact = 0;
+    for (long t = 0; t < st->nterm; ++t) nact += st->tstate[t] == CT_IMLS_TERM_ACTIVE;
+    long *act = malloc(((size_t)nact + 1) * sizeof *act), *vo = malloc(((size_t)nact + 2) * sizeof *vo);
+    if (!act || !vo) {
+        free(act);
+        free(vo);
+        return CT_ENOMEM;
+    }
+    long a = 0;
+    int kmax = 1;
+    vo[0] = 0;
+    for (long t = 0; t < st->nterm; ++t) {
+        if (st->tstate[t] != CT_IMLS_TERM_ACTIVE) continue;
+        const imls_term *tm = &st->term[t];
+        act[a] = t;
+        const int n = ct_vnormal_stencil(&st->topo, tm->q, st->nsup[t], st->sup + tm->c0, NULL, 0);
+        vo[a + 1] = vo[a] + (n > 0 ? n : 0);
+        kmax = st->nsup[t] > kmax ? st->nsup[t] : kmax;
+        ++a;
+    }
+    int *vb = malloc(((size_t)vo[nact] + 1) * sizeof *vb);
+    if (!vb) {
+        free(act);
+        free(vo);
+        return CT_ENOMEM;
+    }
+    for (long i = 0; i < nact; ++i) {
+        const imls_term *tm = &st->term[act[i]];
+        ct_vnormal_stencil(&st->topo, tm->q, st->nsup[act[i]], st->sup + tm->c0, vb + vo[i], (int)(vo[i + 1] - vo[i]));
+    }
+    *act_out = act;
+    *nact_out = nact;
+    *vo_out = vo;
+    *vb_out = vb;
+    *kmax_out = kmax;
+    return CT_OK;
+}
+
+ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double *x, double *g)
+{
+    ct_status s = imls_eval_value(st, c, x);
+    if (s != CT_OK) return s;
+    const double t0 = imls_now();
+    const int dim = st->dim;
+    long *act = NULL, *vo = NULL, nact = 0;
+    int *vb = NULL, kmax = 1;
+    s = stencils(st, &act, &nact, &vo, &vb, &kmax);
+    if (s != CT_OK) return s;
+    double *gb = malloc(((size_t)vo[nact] * dim + 1) * sizeof *gb);
+    if (!gb) {
+        free(act), free(vo), free(vb);
+        return CT_ENOMEM;
+    }
+    int status = CT_OK;
+#pragma omp parallel num_threads(ct_threads(c->threads))
+    {
+        imls_work w;
+        int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_GRADIENT, CT_IMLS_HESS_GN);
+#pragma omp for schedule(dynamic, 8)
+        for (long i = 0; i < nact; ++i) {
+            if (sl != CT_OK) continue;
+            const long t = act[i];
+            const imls_term *tm = &st->term[t];
+            ct_imls_term_result r;
+            const int cap = (int)(vo[i + 1] - vo[i]);
+            ct_status e = ct_imls_term_eval(&st->field[tm->fb].prm, &st->topo, x, tm->q, tm->w, st->nsup[t],
+                                            st->sup + tm->c0, CT_IMLS_GRADIENT, w.work, w.work_len, &r, w.verts, cap,
+                                            gb + vo[i] * dim, NULL);
+            if (e != CT_OK) sl = e;
+            else if (r.state != CT_IMLS_TERM_ACTIVE || r.n != cap) sl = CT_ENOTSUP; /* (cannot happen: same x) */
+        }
+        if (sl != CT_OK) {
+#pragma omp atomic write
+            status = sl;
+        }
+        imls_work_free(&w);
+    }
+    if (status == CT_OK) {
+        for (long i = 0; i < nact; ++i) /* in term order: the same sums for any thread count */
+            for (long u = vo[i]; u < vo[i + 1]; ++u)
+                for (int a = 0; a < dim; ++a) g[(size_t)vb[u] * dim + a] += gb[u * dim + a];
+        imls_halfspace_energy(st, c, x, g);
+    }
+    free(gb), free(act), free(vo), free(vb);
+    st->t_terms += imls_now() - t0;
+    return (ct_status)status;
+}
+
+/* triplets of a stencil block (column by column, with `upper` only row <= col) */
+static size_t block_count(const int *v, int n, int dim, int upper)
+{
+    if (!upper) return (size_t)(n * dim) * (size_t)(n * dim);
+    size_t cnt = 0;
+    for (int a = 0; a < n; ++a)
+        for (int b = 0; b < n; ++b)
+            cnt += v[a] < v[b] ? (size_t)(dim * dim) : v[a] == v[b] ? (size_t)(dim * (dim + 1) / 2) : 0;
+    return cnt;
+}
+
+ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *x, ct_imls_hess_mode mode,
+                            ct_triplets *H)
+{
+    ct_status s = imls_eval_value(st, c, x);
+    if (s != CT_OK) return s;
+    const double t0 = imls_now();
+    const int dim = st->dim, upper = H->upper;
+    long *act = NULL, *vo = NULL, nact = 0;
+    int *vb = NULL, kmax = 1;
+    s = stencils(st, &act, &nact, &vo, &vb, &kmax);
+    if (s != CT_OK) return s;
+    size_t *off = malloc(((size_t)nact + 1) * sizeof *off);
+    if (!off) {
+        free(act), free(vo), free(vb);
+        return CT_ENOMEM;
+    }
+    off[0] = H->n;
+    for (long i = 0; i < nact; ++i) off[i + 1] = off[i] + block_count(vb + vo[i], (int)(vo[i + 1] - vo[i]), dim, upper);
+    s = ct_triplets_reserve(H, off[nact]);
+    if (s != CT_OK) {
+        free(off), free(act), free(vo), free(vb);
+        return s;
+    }
+    int *const trow = H->row, *const tcol = H->col;
+    double *const tval = H->val;
+    int status = CT_OK;
+#pragma omp parallel num_threads(ct_threads(c->threads))
+    {
+        imls_work w;
+        int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_HESSIAN, mode);
+#pragma omp for schedule(dynamic, 4)
+        for (long i = 0; i < nact; ++i) {
+            if (sl != CT_OK) continue;
+            const long t = act[i];
+            const imls_term *tm = &st->term[t];
+            ct_imls_term_params prm = st->field[tm->fb].prm;
+            prm.hess = mode;
+            ct_imls_term_result r;
+            const int n = (int)(vo[i + 1] - vo[i]), nd = n * dim;
+            ct_status e = ct_imls_term_eval(&prm, &st->topo, x, tm->q, tm->w, st->nsup[t], st->sup + tm->c0,
+                                            CT_IMLS_HESSIAN, w.work, w.work_len, &r, w.verts, w.cap, w.grad, w.hess);
+            if (e != CT_OK) {
+                sl = e;
+                continue;
+            }
+            if (r.state != CT_IMLS_TERM_ACTIVE || r.n != n) {
+                sl = CT_ENOTSUP;
+                continue;
+            }
+            const int *v = vb + vo[i];
+            size_t k = off[i];
+            for (int b = 0; b < n; ++b)
+                for (int jb = 0; jb < dim; ++jb) {
+                    const int col = v[b] * dim + jb, lj = b * dim + jb;
+                    for (int a = 0; a < n; ++a) {
+                        int kend = dim;
+                        if (upper && v[a] >= v[b]) {
+                            if (v[a] > v[b]) continue;
+                            kend = jb + 1;
+                        }
+                        const double *hc = w.hess + (size_t)lj * nd + a * dim;
+                        for (int ka = 0; ka < kend; ++ka) {
+                            trow[k] = v[a] * dim + ka;
+                            tcol[k] = col;
+                            tval[k++] = hc[ka];
+                        }
+                    }
+                }
+        }
+        if (sl != CT_OK) {
+#pragma omp atomic write
+            status = sl;
+        }
+        imls_work_free(&w);
+    }
+    if (status == CT_OK) {
+        H->n = off[nact];
+        status = halfspace_hessian(st, c, x, H);
+    }
+    free(off), free(act), free(vo), free(vb);
+    st->t_terms += imls_now() - t0;
+    return (ct_status)status;
+}
+
+ct_status imls_term_gradient(imls_state *st, const double *x, long t, imls_work *w, int *n)
+{
+    const imls_term *tm = &st->term[t];
+    ct_imls_term_result r;
+    ct_status e = ct_imls_term_eval(&st->field[tm->fb].prm, &st->topo, x, tm->q, tm->w, st->nsup[t], st->sup + tm->c0,
+                                    CT_IMLS_GRADIENT, w->work, w->work_len, &r, w->verts, w->cap, w->grad, NULL);
+    *n = e == CT_OK && r.state == CT_IMLS_TERM_ACTIVE ? r.n : 0;
+    return e;
+}
+
+/* ---------- the step-size rule ---------- */
+
+/* One (query, field) pair the step may bring within reach: its candidate samples within the
+ * search radius at x, its reference gap at x and the largest relative displacement. */
+typedef struct ms_rec {
+    int q, fb;
+    long c0;
+    int nc;
+    double gap;  /* ψ at x when in support, else (nearest sample distance − h) */
+    double rel;  /* max over the candidates s of |dx_q − dx_s| */
+} ms_rec;
+
+typedef struct ms_list {
+    ms_rec *r;
+    long n, cap;
+    int *cand;
+    long ncand, ccap;
+} ms_list;
+
+static ct_status ms_push(ms_list *L, const ms_rec *r, const int *c, int nc)
+{
+    if (L->n == L->cap) {
+        const long cap = L->cap ? 2 * L->cap : 256;
+        ms_rec *nr = realloc(L->r, (size_t)cap * sizeof *nr);
+        if (!nr) return CT_ENOMEM;
+        L->r = nr;
+        L->cap = cap;
+    }
+    if (L->ncand + nc > L->ccap) {
+        long cap = L->ccap ? 2 * L->ccap : 4096;
+        while (cap < L->ncand + nc) cap *= 2;
+        int *ncd = realloc(L->cand, (size_t)cap * sizeof *ncd);
+        if (!ncd) return CT_ENOMEM;
+        L->cand = ncd;
+        L->ccap = cap;
+    }
+    ms_rec *d = &L->r[L->n++];
+    *d = *r;
+    d->c0 = L->ncand;
+    d->nc = nc;
+    memcpy(L->cand + L->ncand, c, (size_t)nc * sizeof *c);
+    L->ncand += nc;
+    return CT_OK;
+}
+
+/* ψ of record r at positions y: the candidates within R at y; *in = 0 when none (no term). Returns
+ * ψ (+∞ without a term, ≤ 0 when the query is inside). */
+static double rec_psi(const imls_state *st, const ms_list *L, const ms_rec *r, const double *y, imls_work *w, int *in,
+                      ct_status *err)
+{
+    const int dim = st->dim;
+    const imls_field *f = &st->field[r->fb];
+    const double R2 = f->R * f->R;
+    int k = 0;
+    for (int i = 0; i < r->nc; ++i) {
+        const int v = L->cand[r->c0 + i];
+        if (dist2(y + (size_t)r->q * dim, y + (size_t)v * dim, dim) < R2) w->samp[k++] = v;
+    }
+    *in = k > 0;
+    if (!k) return INFINITY;
+    ct_imls_term_result res;
+    int n = 0;
+    ct_status e = ct_imls_term_eval(&f->prm, &st->topo, y, r->q, 1.0, k, w->samp, CT_IMLS_VALUE, w->work, w->work_len,
+                                    &res, &n, 0, NULL, NULL);
+    if (e != CT_OK) {
+        *err = e;
+        return INFINITY;
+    }
+    if (!res.field.term) {
+        *in = 0;
+        return INFINITY;
+    }
+    return res.psi;
+}
+
+/* The rule (README.md, "Step size"): along x + a·dx, a ∈ [0, alpha],
+ *   1. half-spaces: a vertex's distance may shrink to ccd_s of its start (closed form);
+ *   2. body pairs whose swept boxes (the field's inflated by R) do not meet are skipped; otherwise
+ *      alpha·(m_i + m_j) ≤ R_j (m: the largest vertex displacement of a body), so the candidates
+ *      within R_j + alpha(m_i + m_j) of each query at x hold every sample the query can reach;
+ *   3. conservative advancement per (query, field): alpha·rel ≤ (1 − ccd_s)·gap, rel the largest
+ *      displacement of the query relative to its candidates, gap = ψ(x) in support, else the
+ *      distance to the nearest sample minus the field's covering radius h (the IMLS surface lies
+ *      within h of the samples): a query cannot cross the surface between two checks;
+ *   4. check at the end point: every pair with support there has ψ > ½·ccd_s·min(gap, d̂);
+ *      otherwise alpha is halved (the field itself deforms with its samples' normals).
+ * Queries that stay farther than R from every sample never have a term. */
+ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, const double *dx, double *alpha_out)
+{
+    const int dim = st->dim, nb = st->nbodies;
+    const double s_ccd = st->ccd_s;
+    double alpha = 1.0;
+    /* 1. half-spaces */
+    for (int o = 0; o < st->nobs; ++o) {
+        const ct_obstacle *ob = &c->obstacles[o];
+        for (int k = 0; k < st->nq; ++k) {
+            const size_t off = (size_t)st->qv[k] * dim;
+            double d = 0.0, vd = 0.0;
+            for (int a = 0; a < dim; ++a) d += ob->normal[a] * (x[off + a] - ob->point[a]), vd += ob->normal[a] * dx[off + a];
+            if (vd < 0.0 && d > 0.0) alpha = fmin(alpha, (1.0 - s_ccd) * d / -vd);
+        }
+    }
+    /* 2. per body: largest displacement, swept boxes */
+    double *m = calloc((size_t)nb + 1, sizeof *m), *box = malloc(((size_t)nb * 6 + 1) * sizeof *box);
+    if (!m || !box) {
+        free(m), free(box);
+        return CT_ENOMEM;
+    }
+    for (int b = 0; b < nb; ++b) {
+        const imls_field *f = &st->field[b];
+        double *lo = box + 6 * b, *hi = lo + 3;
+        for (int d = 0; d < 3; ++d) lo[d] = INFINITY, hi[d] = -INFINITY;
+        for (int k = 0; k < f->n; ++k) {
+            const size_t off = (size_t)f->verts[k] * dim;
+            double n2 = 0.0;
+            for (int d = 0; d < dim; ++d) {
+                lo[d] = fmin(lo[d], fmin(x[off + d], x[off + d] + dx[off + d]));
+                hi[d] = fmax(hi[d], fmax(x[off + d], x[off + d] + dx[off + d]));
+                n2 += dx[off + d] * dx[off + d];
+            }
+            m[b] = fmax(m[b], sqrt(n2));
+        }
+    }
+    unsigned char *near = calloc((size_t)nb * (size_t)nb + 1, 1);
+    if (!near) {
+        free(m), free(box);
+        return CT_ENOMEM;
+    }
+    for (int i = 0; i < nb; ++i)
+        for (int j = 0; j < nb; ++j) {
+            if (!(st->dirw[i * nb + j] > 0.0)) continue;
+            const double R = st->field[j].R, *li = box + 6 * i, *lj = box + 6 * j;
+            int meet = 1;
+            for (int d = 0; d < dim; ++d)
+                if (li[d] > lj[3 + d] + R || lj[d] - R > li[3 + d]) meet = 0;
+            if (!meet) continue;
+            near[i * nb + j] = 1;
+            const double mij = m[i] + m[j];
+            if (mij > 0.0 && alpha * mij > R) alpha = R / mij;
+        }
+    /* the candidates at x: the term list's trees (positions within margin/2 of x) */
+    ct_status s = ensure_list(st, c, x);
+    ms_list L = {0};
+    ct_neighbor_list nl;
+    ct_neighbor_list_init(&nl);
+    const double margin = margin_of(st);
+    int *tmp = NULL;
+    size_t tmp_cap = 0;
+    for (int k = 0; k < st->nq && s == CT_OK; ++k) {
+        const int q = st->qv[k], i = st->qbody[k];
+        const double *xq = x + (size_t)q * dim;
+        for (int j = 0; j < nb && s == CT_OK; ++j) {
+            if (!near[i * nb + j]) continue;
+            const imls_field *f = &st->field[j];
+            const double reach = f->R + alpha * (m[i] + m[j]);
+            if (!in_box(f, xq, reach + margin, dim)) continue;
+            s = ct_neighbors_query(&f->nb, xq, reach + margin, &nl);
+            if (s != CT_OK || nl.n == 0) continue;
+            if ((size_t)nl.n > tmp_cap) {
+                free(tmp);
+                tmp_cap = (size_t)nl.n * 2;
+                tmp = malloc(tmp_cap * sizeof *tmp);
+                if (!tmp) {
+                    s = CT_ENOMEM;
+                    break;
+                }
+            }
+            int nc = 0;
+            double dmin2 = INFINITY, rel = 0.0;
+            for (int u = 0; u < nl.n; ++u) {
+                const int v = f->verts[nl.idx[u]];
+                const double d2 = dist2(xq, x + (size_t)v * dim, dim);
+                if (!(d2 < reach * reach)) continue;
+                tmp[nc++] = v;
+                dmin2 = fmin(dmin2, d2);
+                double r2 = 0.0;
+                for (int d = 0; d < dim; ++d) {
+                    const double e = dx[(size_t)q * dim + d] - dx[(size_t)v * dim + d];
+                    r2 += e * e;
+                }
+                rel = fmax(rel, sqrt(r2));
+            }
+            if (!nc) continue;
+            const ms_rec r = {q, j, 0, 0, sqrt(dmin2) - f->hcov, rel};
+            s = ms_push(&L, &r, tmp, nc);
+        }
+    }
+    free(tmp);
+    ct_neighbor_list_free(&nl);
+    free(m), free(box), free(near);
+    if (s != CT_OK) {
+        free(L.r), free(L.cand);
+        return s;
+    }
+    int kmax = 1;
+    for (long i = 0; i < L.n; ++i) kmax = L.r[i].nc > kmax ? L.r[i].nc : kmax;
+    /* 3. the gaps at x and the conservative bound */
+    const size_t nxd = (size_t)st->nx * dim;
+    double *y = malloc((nxd + 1) * sizeof *y);
+    if (!y) {
+        free(L.r), free(L.cand);
+        return CT_ENOMEM;
+    }
+    int status = CT_OK;
+    double abound = alpha;
+#pragma omp parallel num_threads(ct_threads(c->threads))
+    {
+        imls_work w;
+        int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
+        double al = abound;
+#pragma omp for schedule(dynamic, 32)
+        for (long i = 0; i < L.n; ++i) {
+            if (sl != CT_OK) continue;
+            ms_rec *r = &L.r[i];
+            int in = 0;
+            ct_status e = CT_OK;
+            const double psi = rec_psi(st, &L, r, x, &w, &in, &e);
+            if (e != CT_OK) sl = e;
+            if (in) r->gap = psi;
+            if (!(r->gap > 0.0)) r->gap = 0.0; /* (an infeasible start: no step) */
+            if (r->rel > 0.0) al = fmin(al, (1.0 - s_ccd) * r->gap / r->rel);
+        }
+#pragma omp critical
+        {
+            abound = fmin(abound, al);
+            if (sl != CT_OK) status = sl;
+        }
+        imls_work_free(&w);
+    }
+    alpha = abound;
+    /* 4. the end point check, halving */
+    for (int halve = 0; status == CT_OK && halve < 60 && alpha > 0.0; ++halve) {
+        for (size_t i = 0; i < nxd; ++i) y[i] = x[i] + alpha * dx[i];
+        int bad = 0;
+#pragma omp parallel num_threads(ct_threads(c->threads))
+        {
+            imls_work w;
+            int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
+            int bl = 0;
+#pragma omp for schedule(dynamic, 32)
+            for (long i = 0; i < L.n; ++i) {
+                if (sl != CT_OK || bl) continue;
+                const ms_rec *r = &L.r[i];
+                int in = 0;
+                ct_status e = CT_OK;
+                const double psi = rec_psi(st, &L, r, y, &w, &in, &e);
+                if (e != CT_OK) sl = e;
+                else if (in && !(psi > 0.5 * s_ccd * fmin(r->gap, st->dhat))) bl = 1;
+            }
+#pragma omp critical
+            {
+                bad |= bl;
+                if (sl != CT_OK) status = sl;
+            }
+            imls_work_free(&w);
+        }
+        if (!bad) break;
+        alpha *= 0.5;
+        if (halve == 59) alpha = 0.0;
+    }
+    free(y), free(L.r), free(L.cand);
+    *alpha_out = alpha;
+    return (ct_status)status;
+}
