@@ -26,13 +26,15 @@ static const ct_param_spec imls_params[] = {
                  1},
     [P_KAPPA_SCALE] = {"kappa_scale", CT_PARAM_REAL, 0.1, "", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
                        "auto κ = kappa_scale × min Young's modulus of the bodies", 0},
-    [P_RADIUS] = {"radius", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
-                  "kernel support radius R of every body's field (auto: radius_factor × the body's mean rest edge "
-                  "length, at least 1.25·√(d̂² + h²), h its largest face circumradius (3D) / half segment (2D))",
+    [P_RADIUS] = {"radius", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO | CT_PARAM_PER_BODY,
+                  NULL,
+                  "kernel support radius R of a body's field (per body; auto: radius_factor × the body's mean rest "
+                  "edge length, at least 1.25·√(d̂² + h²), h its largest face circumradius (3D) / half segment (2D))",
                   1},
-    [P_RFACTOR] = {"radius_factor", CT_PARAM_REAL, 0, "", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
-                   "R as a multiple of the mean edge length when radius is auto (auto: 2 in 2D, 1.5 in 3D; the paper "
-                   "uses 1.4–4)",
+    [P_RFACTOR] = {"radius_factor", CT_PARAM_REAL, 0, "", 0, INFINITY,
+                   CT_PARAM_MIN_EXCL | CT_PARAM_AUTO | CT_PARAM_PER_BODY, NULL,
+                   "R as a multiple of the mean edge length when radius is auto (per body; auto: 2 in 2D, 1.5 in 3D; "
+                   "the paper uses 1.4–4)",
                    1},
     [P_SIGMA_F] = {"sigma_f", CT_PARAM_REAL, 0.5, "", 0, INFINITY, 0, NULL,
                    "robust residual weight scale σ_f (σ_r = σ_f·R; 0: off)", 0},
@@ -90,15 +92,27 @@ static ct_status imls_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_dia
                   : hm == 2 ? CT_IMLS_HESS_PROJECT
                   : hm == 3 ? CT_IMLS_HESS_EXACT
                             : (c->dim == 2 ? CT_IMLS_HESS_PROJECT : CT_IMLS_HESS_GN);
-    const double factor = prm->is_auto[P_RFACTOR] ? (c->dim == 2 ? 2.0 : 1.5) : prm->value[P_RFACTOR];
-    prm->value[P_RFACTOR] = factor;
+    const double factor_auto = c->dim == 2 ? 2.0 : 1.5;
+    double *Rg = malloc(((size_t)c->nbodies + 1) * sizeof *Rg), *fac = malloc(((size_t)c->nbodies + 1) * sizeof *fac);
+    if (!Rg || !fac) {
+        free(Rg), free(fac);
+        return CT_ENOMEM;
+    }
+    for (int b = 0; b < c->nbodies; ++b) { /* each body's own values (bodies[b].contact), else the scene's */
+        const int rows = prm->nbodies > b && prm->body_is_auto;
+        const int ra = rows ? prm->body_is_auto[b * prm->n + P_RADIUS] : prm->is_auto[P_RADIUS];
+        const int fa = rows ? prm->body_is_auto[b * prm->n + P_RFACTOR] : prm->is_auto[P_RFACTOR];
+        Rg[b] = ra ? NAN : ct_params_body(prm, b, P_RADIUS);
+        fac[b] = fa ? factor_auto : ct_params_body(prm, b, P_RFACTOR);
+    }
+    if (prm->is_auto[P_RFACTOR]) prm->value[P_RFACTOR] = factor_auto;
     ct_imls_params fp;
     ct_imls_params_default(&fp, c->dim, 1.0);
     fp.sigma_f = prm->value[P_SIGMA_F];
     fp.sigma_n = prm->value[P_SIGMA_N];
     fp.iters = (int)prm->value[P_ITERS];
-    const double Rg = prm->is_auto[P_RADIUS] ? NAN : prm->value[P_RADIUS];
-    ct_status s = imls_fields_init(st, c, Rg, factor, &fp, st->safe_mode, diag);
+    ct_status s = imls_fields_init(st, c, Rg, fac, &fp, st->safe_mode, diag);
+    free(Rg), free(fac);
     if (s != CT_OK) return s;
     /* the resolved radius: one number when every body with samples has the same */
     double R = NAN;

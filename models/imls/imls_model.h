@@ -87,7 +87,8 @@ typedef struct imls_work {
 double imls_now(void);
 
 /* imls_terms.c */
-ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, double R_given, double R_factor,
+/* R_given[b]: body b's radius (NAN: auto, R_factor[b] × its mean edge, floored) */
+ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, const double *R_given, const double *R_factor,
                            const ct_imls_params *fp, ct_imls_hess_mode mode, ct_diag *diag);
 void imls_fields_free(imls_state *st);
 /* Make the value pass current at x (the term list rebuilt when x has left its margin). */

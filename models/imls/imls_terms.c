@@ -100,7 +100,7 @@ static double circumradius(const double *a, const double *b, const double *c)
     return A2 > 0.0 ? lu * lv * lw / (2.0 * A2) : 0.5 * fmax(lu, fmax(lv, lw));
 }
 
-ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, double R_given, double R_factor,
+ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, const double *R_given, const double *R_factor,
                            const ct_imls_params *fp, ct_imls_hess_mode mode, ct_diag *diag)
 {
     const int dim = c->dim, nb = c->nbodies;
@@ -166,11 +166,11 @@ ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, double R_given,
     for (int b = 0; b < nb; ++b) {
         imls_field *f = &st->field[b];
         f->ebar = ecnt[b] ? esum[b] / (double)ecnt[b] : 0.0;
-        double R = isfinite(R_given) ? R_given : R_factor * f->ebar;
+        double R = isfinite(R_given[b]) ? R_given[b] : R_factor[b] * f->ebar;
         /* a query within d̂ of the surface must be well inside some sample's support: a surface point
            is within hcov of a sample, so such a query is within √(d̂² + hcov²) of one */
         const double Rmin = 1.25 * sqrt(st->dhat * st->dhat + f->hcov * f->hcov);
-        if (!isfinite(R_given) && R < Rmin) R = Rmin;
+        if (!isfinite(R_given[b]) && R < Rmin) R = Rmin;
         f->R = R;
         ct_imls_term_params_default(&f->prm, dim, R, st->dhat, st->kappa);
         f->prm.field = *fp;
@@ -182,11 +182,11 @@ ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, double R_given,
             return ct_diag_add(diag, CT_EINPUT, "/contact/radius: body \"%s\" gets a kernel radius %g m (must be > 0)",
                                c->part_names[b], R);
         }
-        if (f->n > 0 && isfinite(R_given) && R_given < Rmin)
+        if (f->n > 0 && isfinite(R_given[b]) && R_given[b] < Rmin)
             ct_diag_add(diag, CT_OK,
                         "warning: /contact/radius: %g m is below 1.25·√(d̂² + h²) = %g m for body \"%s\" (h = %g m, the "
                         "largest distance from its surface to a sample): queries within d̂ may find no support",
-                        R_given, Rmin, c->part_names[b], f->hcov);
+                        R_given[b], Rmin, c->part_names[b], f->hcov);
     }
     free(esum);
     free(ecnt);
@@ -700,34 +700,53 @@ static ct_status ms_push(ms_list *L, const ms_rec *r, const int *c, int nc)
     return CT_OK;
 }
 
-/* ψ of record r at positions y: the candidates within R at y; *in = 0 when none (no term). Returns
- * ψ (+∞ without a term, ≤ 0 when the query is inside). */
-static double rec_psi(const imls_state *st, const ms_list *L, const ms_rec *r, const double *y, imls_work *w, int *in,
-                      ct_status *err)
+/* The distance bound of record r at x + t·dx: ψ when some candidate is within R (a term), else the
+ * distance to the nearest candidate minus the field's covering radius (the IMLS surface lies within h
+ * of the samples). y: a full-size thread-local copy of the positions of which only the record's
+ * stencil (the query, its candidates and their one-rings: all ct_imls_term_eval reads) is written.
+ * *in: whether there is a term. */
+static double rec_bound(const imls_state *st, const ms_list *L, const ms_rec *r, const double *x, const double *dx,
+                        double t, double *y, imls_work *w, int *in, ct_status *err)
 {
     const int dim = st->dim;
     const imls_field *f = &st->field[r->fb];
-    const double R2 = f->R * f->R;
-    int k = 0;
-    for (int i = 0; i < r->nc; ++i) {
-        const int v = L->cand[r->c0 + i];
-        if (dist2(y + (size_t)r->q * dim, y + (size_t)v * dim, dim) < R2) w->samp[k++] = v;
-    }
-    *in = k > 0;
-    if (!k) return INFINITY;
-    ct_imls_term_result res;
-    int n = 0;
-    ct_status e = ct_imls_term_eval(&f->prm, &st->topo, y, r->q, 1.0, k, w->samp, CT_IMLS_VALUE, w->work, w->work_len,
-                                    &res, &n, 0, NULL, NULL);
-    if (e != CT_OK) {
-        *err = e;
-        return INFINITY;
-    }
-    if (!res.field.term) {
+    const int *cand = L->cand + r->c0;
+    const int n = ct_vnormal_stencil(&st->topo, r->q, r->nc, cand, w->verts, w->cap);
+    if (n < 0 || n > w->cap) {
+        *err = CT_EINPUT;
         *in = 0;
         return INFINITY;
     }
-    return res.psi;
+    for (int u = 0; u < n; ++u)
+        for (int d = 0; d < dim; ++d) {
+            const size_t o = (size_t)w->verts[u] * dim + d;
+            y[o] = x[o] + t * dx[o];
+        }
+    const double R2 = f->R * f->R;
+    const double *yq = y + (size_t)r->q * dim;
+    double dmin2 = INFINITY;
+    int k = 0;
+    for (int i = 0; i < r->nc; ++i) {
+        const double d2 = dist2(yq, y + (size_t)cand[i] * dim, dim);
+        dmin2 = fmin(dmin2, d2);
+        if (d2 < R2) w->samp[k++] = cand[i];
+    }
+    *in = 0;
+    if (k > 0) {
+        ct_imls_term_result res;
+        int nn = 0;
+        ct_status e = ct_imls_term_eval(&f->prm, &st->topo, y, r->q, 1.0, k, w->samp, CT_IMLS_VALUE, w->work,
+                                        w->work_len, &res, &nn, 0, NULL, NULL);
+        if (e != CT_OK) {
+            *err = e;
+            return INFINITY;
+        }
+        if (res.field.term) {
+            *in = 1;
+            return res.psi;
+        }
+    }
+    return sqrt(dmin2) - f->hcov;
 }
 
 /* The rule (README.md, "Step size"): along x + a·dx, a ∈ [0, alpha],
@@ -735,12 +754,15 @@ static double rec_psi(const imls_state *st, const ms_list *L, const ms_rec *r, c
  *   2. body pairs whose swept boxes (the field's inflated by R) do not meet are skipped; otherwise
  *      alpha·(m_i + m_j) ≤ R_j (m: the largest vertex displacement of a body), so the candidates
  *      within R_j + alpha(m_i + m_j) of each query at x hold every sample the query can reach;
- *   3. conservative advancement per (query, field): alpha·rel ≤ (1 − ccd_s)·gap, rel the largest
- *      displacement of the query relative to its candidates, gap = ψ(x) in support, else the
- *      distance to the nearest sample minus the field's covering radius h (the IMLS surface lies
- *      within h of the samples): a query cannot cross the surface between two checks;
- *   4. check at the end point: every pair with support there has ψ > ½·ccd_s·min(gap, d̂);
- *      otherwise alpha is halved (the field itself deforms with its samples' normals).
+ *   3. conservative advancement per (query, field), as IPC's additive CCD: the bound g(t) (ψ at
+ *      x + t·dx in support, else the distance to the nearest sample minus the field's covering
+ *      radius h: the IMLS surface lies within h of the samples) changes by at most rel per unit t
+ *      (rel: the largest displacement of the query relative to its candidates, taking |∇ψ| ≤ 1), so
+ *      t advances by 0.9·(g(t) − ccd_s·g(0))/rel, g recomputed at each stop, until t reaches alpha
+ *      or g(t) has closed 90 % of the way to ccd_s·g(0); the record's bound is that t. A sliding
+ *      query (g constant) takes about rel/g(0) stops, one approaching head-on a few;
+ *   4. check at the end point: every pair with support there has ψ > ½·ccd_s·min(g(0), d̂);
+ *      otherwise alpha is halved (|∇ψ| may exceed 1, and the field deforms with its normals).
  * Queries that stay farther than R from every sample never have a term. */
 ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, const double *dx, double *alpha_out)
 {
@@ -851,48 +873,55 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
     }
     int kmax = 1;
     for (long i = 0; i < L.n; ++i) kmax = L.r[i].nc > kmax ? L.r[i].nc : kmax;
-    /* 3. the gaps at x and the conservative bound */
+    /* 3. conservative advancement per record */
     const size_t nxd = (size_t)st->nx * dim;
-    double *y = malloc((nxd + 1) * sizeof *y);
-    if (!y) {
-        free(L.r), free(L.cand);
-        return CT_ENOMEM;
-    }
     int status = CT_OK;
     double abound = alpha;
 #pragma omp parallel num_threads(ct_threads(c->threads))
     {
         imls_work w;
         int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
+        double *y = malloc((nxd + 1) * sizeof *y);
+        if (!y) sl = CT_ENOMEM;
         double al = abound;
-#pragma omp for schedule(dynamic, 32)
+#pragma omp for schedule(dynamic, 16)
         for (long i = 0; i < L.n; ++i) {
             if (sl != CT_OK) continue;
             ms_rec *r = &L.r[i];
             int in = 0;
             ct_status e = CT_OK;
-            const double psi = rec_psi(st, &L, r, x, &w, &in, &e);
+            double g = rec_bound(st, &L, r, x, dx, 0.0, y, &w, &in, &e);
             if (e != CT_OK) sl = e;
-            if (in) r->gap = psi;
-            if (!(r->gap > 0.0)) r->gap = 0.0; /* (an infeasible start: no step) */
-            if (r->rel > 0.0) al = fmin(al, (1.0 - s_ccd) * r->gap / r->rel);
+            r->gap = g > 0.0 ? g : 0.0; /* (≤ 0: an infeasible start, no step) */
+            if (!(r->rel > 0.0)) continue;
+            const double floor = s_ccd * r->gap, stop = floor + 0.1 * (r->gap - floor);
+            double t = 0.0;
+            for (int it = 0; it < 10000 && t < al && g > stop && e == CT_OK; ++it) {
+                t += 0.9 * (g - floor) / r->rel;
+                if (t >= al) break;
+                g = rec_bound(st, &L, r, x, dx, t, y, &w, &in, &e);
+            }
+            if (e != CT_OK) sl = e;
+            al = fmin(al, r->gap > 0.0 ? t : 0.0);
         }
 #pragma omp critical
         {
             abound = fmin(abound, al);
             if (sl != CT_OK) status = sl;
         }
+        free(y);
         imls_work_free(&w);
     }
     alpha = abound;
     /* 4. the end point check, halving */
     for (int halve = 0; status == CT_OK && halve < 60 && alpha > 0.0; ++halve) {
-        for (size_t i = 0; i < nxd; ++i) y[i] = x[i] + alpha * dx[i];
         int bad = 0;
 #pragma omp parallel num_threads(ct_threads(c->threads))
         {
             imls_work w;
             int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
+            double *y = malloc((nxd + 1) * sizeof *y);
+            if (!y) sl = CT_ENOMEM;
             int bl = 0;
 #pragma omp for schedule(dynamic, 32)
             for (long i = 0; i < L.n; ++i) {
@@ -900,7 +929,7 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
                 const ms_rec *r = &L.r[i];
                 int in = 0;
                 ct_status e = CT_OK;
-                const double psi = rec_psi(st, &L, r, y, &w, &in, &e);
+                const double psi = rec_bound(st, &L, r, x, dx, alpha, y, &w, &in, &e);
                 if (e != CT_OK) sl = e;
                 else if (in && !(psi > 0.5 * s_ccd * fmin(r->gap, st->dhat))) bl = 1;
             }
@@ -909,13 +938,14 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
                 bad |= bl;
                 if (sl != CT_OK) status = sl;
             }
+            free(y);
             imls_work_free(&w);
         }
         if (!bad) break;
         alpha *= 0.5;
         if (halve == 59) alpha = 0.0;
     }
-    free(y), free(L.r), free(L.cand);
+    free(L.r), free(L.cand);
     *alpha_out = alpha;
     return (ct_status)status;
 }
