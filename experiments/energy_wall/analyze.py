@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Analysis of experiments/energy_wall (Du et al. 2023 Fig. 3): reads OUTDIR/*.dat and *.mesh written by
-build/experiments/energy_wall/energy_wall, recomputes every energy independently from the collision-set
-formulas of models/ipc_adhesion/README.md with brute-force geometry (numpy), checks the claims of
-README.md, prints the table and writes OUTDIR/energy_wall.png. Exit status 1 if a claim fails."""
+build/experiments/energy_wall/energy_wall, recomputes every energy of the ipc rows (ipc2020, convergent)
+independently from the collision-set formulas of models/ipc_adhesion/README.md with brute-force geometry
+(numpy), on the flat planes and on the faceted circle / cylinder, checks the claims of README.md, prints
+the tables (every row of the driver's model table, ipc or not) and writes OUTDIR/energy_wall.png and
+OUTDIR/energy_wall_curved.png. Exit status 1 if a claim fails."""
 import glob
 import math
 import os
@@ -90,9 +92,20 @@ def read_dat(path):
     return meta, np.loadtxt(path)
 
 
+_areas_cache = {}
+
+
 def areas(dim, X, C):
     """Vertex weights (1/3 of the incident triangles / 1/2 of the incident segments), edge list with
-    edge areas (3D: 1/3 of the incident triangles) and the number of edges at each vertex."""
+    edge areas (3D: 1/3 of the incident triangles) and the number of edges at each vertex (cached per
+    mesh)."""
+    key = (dim, X.tobytes(), C.tobytes())
+    if key not in _areas_cache:
+        _areas_cache[key] = _areas(dim, X, C)
+    return _areas_cache[key]
+
+
+def _areas(dim, X, C):
     nv = len(X)
     wv = np.zeros(nv)
     edges = {}
@@ -117,54 +130,109 @@ def areas(dim, X, C):
 _rows_cache = {}
 
 
-def rows_near(P, pts, reach):
-    """Rows of P (tip positions) whose horizontal distance to the bounding box of pts is < reach:
-    only there can a term involving those plane points be active. Cached per (plane points, reach)
-    for the current run: the finite-difference shifts (1e-9 m) are far inside the 1e-6 m margin."""
+def rows_near(P, pts, reach, full=False):
+    """Rows of P (tip positions) whose horizontal distance (full: the distance) to the bounding box of
+    pts is < reach: only there can a term involving those plane points be active. Cached per (plane
+    points, reach) for the current run: the finite-difference shifts (1e-9 m) are far inside the 1e-6 m
+    margin."""
     key = (pts.tobytes(), reach)
     if key not in _rows_cache:
-        k = P.shape[1] - 1
+        k = P.shape[1] if full else P.shape[1] - 1
         lo, hi = pts[:, :k].min(0), pts[:, :k].max(0)
         gap = np.maximum(np.maximum(lo - P[:, :k], 0.0), P[:, :k] - hi)
         _rows_cache[key] = np.nonzero(np.linalg.norm(gap, axis=1) < reach + 1e-6)[0]
     return _rows_cache[key]
 
 
-def predict(dim, setname, probe, plane, body, P, dhat, kappa, wpoint):
+def psi_full(dim, Xp, Cp, P, dhat):
+    """The convergent set's Ψ of a point P (rows) against a surface, term by term as the README states it
+    (no assumption about which feature is closest): 3D Σ_t b(d_t) − Σ_e (k_e − 1) b(d_e) + Σ_u c_u b(d_u)
+    with c_u = 1 − n_t(u) + Σ_{e∋u} (k_e − 1); 2D Σ_e b(d_e) + Σ_u (1 − k_u) b(d_u). Used for the curved
+    surfaces, where it is not the max of b on the concave side."""
+    n = len(P)
+    psi = np.zeros(n)
+    nv = len(Xp)
+    if dim == 3:
+        ke, nt = {}, np.zeros(nv, int)
+        for c in Cp:
+            nt[c] += 1
+            for k in range(3):
+                e = tuple(sorted((c[k], c[(k + 1) % 3])))
+                ke[e] = ke.get(e, 0) + 1
+        cu = 1.0 - nt
+        for (a, b_), k in ke.items():
+            cu[a] += k - 1
+            cu[b_] += k - 1
+        for c in Cp:
+            i = rows_near(P, Xp[c], 1.01 * dhat, True)
+            if len(i):
+                psi[i] += bar(d_point_tri(P[i], *Xp[c]), dhat)
+        for (a, b_), k in ke.items():
+            i = rows_near(P, Xp[[a, b_]], 1.01 * dhat, True)
+            if len(i) and k != 1:
+                psi[i] -= (k - 1) * bar(d_point_seg(P[i], Xp[a], Xp[b_]), dhat)
+    else:
+        cu = np.ones(nv)
+        for c in Cp:
+            cu[c] -= 1
+            i = rows_near(P, Xp[c], 1.01 * dhat, True)
+            if len(i):
+                psi[i] += bar(d_point_seg(P[i], *Xp[c]), dhat)
+    for u in range(nv):
+        i = rows_near(P, Xp[u][None, :], 1.01 * dhat, True)
+        if len(i) and cu[u] != 0:
+            psi[i] += cu[u] * bar(np.linalg.norm(P[i] - Xp[u], axis=1), dhat)
+    return psi
+
+
+def predict(dim, setname, probe, plane, body, P, dhat, kappa, wpoint, h, rot=None):
     """Contact energy for tip positions P (n, dim) by the README's collision-set formulas, evaluated by
     brute force over all primitives (each only on the rows where it can be within d̂). The plane is
-    kinematic (its own pairs are skipped)."""
+    kinematic (its own pairs are skipped). rot (n, dim, dim), curved surfaces: the body's local frame
+    (tip at the origin, up = the last axis) in world coordinates per row, x = P + rot @ local; then the
+    rows are filtered by distance (not horizontal distance) and the tip's convergent Ψ is summed term by
+    term (psi_full)."""
     Xp, Cp = plane
     wpl, epl, val = areas(dim, Xp, Cp)
     conv = setname == "convergent"
+    curved = rot is not None
     n = len(P)
     dist = d_point_tri if dim == 3 else d_point_seg
     # the probe's own quadrature: its distance to every plane cell
     wtip = wpoint if probe == "point" else areas(dim, *body)[0][0]
-    dmin, bsum = np.full(n, np.inf), np.zeros(n)
-    for c in Cp:
-        i = rows_near(P, Xp[c], 1.01 * dhat)
-        if len(i):
-            d = dist(P[i], *Xp[c])
-            dmin[i] = np.minimum(dmin[i], d)
-            bsum[i] += bar(d, dhat)
-    if conv:  # faces - edges + vertices (2D: edges - vertices) = one copy of the max for a flat plane
-        E = 0.5 * wtip * bar(dmin, dhat)
+    if conv and curved:
+        E = 0.5 * wtip * psi_full(dim, Xp, Cp, P, dhat)
     else:
-        E = (0.25 if dim == 3 else 0.5) * wtip * bsum
+        dmin, bsum = np.full(n, np.inf), np.zeros(n)
+        for c in Cp:
+            i = rows_near(P, Xp[c], 1.01 * dhat, curved)
+            if len(i):
+                d = dist(P[i], *Xp[c])
+                dmin[i] = np.minimum(dmin[i], d)
+                bsum[i] += bar(d, dhat)
+        if conv:  # faces - edges + vertices (2D: edges - vertices) = one copy of the max for a flat plane
+            E = 0.5 * wtip * bar(dmin, dhat)
+        else:
+            E = (0.25 if dim == 3 else 0.5) * wtip * bsum
     if probe == "point":
         return kappa * E
     Xb, Cb = body
     _, eb, _ = areas(dim, Xb, Cb)
     # Every body cell/edge at the tip rises at >= 63 degrees, so within d̂ of the plane a body point is
     # at most 0.5 d̂ from the tip horizontally: 2 d̂ bounds the horizontal reach of every body term.
+    # Curved (R = 16 d̂): a body point t from the tip is 0.5 d̂ + 0.89 t above the tangent plane at the
+    # tip and 0.45 t off the tip's normal, where the concave surface rises by (0.45 t)²/2R: its gap
+    # exceeds d̂ beyond t = 0.6 d̂, so 2 d̂ bounds the distance from the tip to an active primitive.
     reach = 2.0 * dhat
-    lowc = [c for c in Cb if np.min(Xb[c][:, dim - 1]) + P[0, dim - 1] < dhat]
+    lowc = [c for c in Cb if np.min(Xb[c][:, dim - 1]) + h < dhat]
+    world = (lambda i, X: P[i] + np.einsum("nij,j->ni", rot[i], X)) if curved else (lambda i, X: P[i] + X)
     for u in range(len(Xp)):  # plane vertices against the body's cells (the body moves with the tip)
-        i = rows_near(P, Xp[u][None, :], reach)
+        i = rows_near(P, Xp[u][None, :], reach, curved)
         if not len(i):
             continue
         rel = Xp[u][None, :] - P[i]
+        if curved:  # into the body's frame
+            rel = np.einsum("nji,nj->ni", rot[i], rel)
         du = [dist(rel, *Xb[c]) for c in lowc]
         if conv:  # the body is convex: inclusion-exclusion gives b(distance to the body)
             E[i] += 0.5 * wpl[u] * bar(np.min(du, 0), dhat)
@@ -174,23 +242,25 @@ def predict(dim, setname, probe, plane, body, P, dhat, kappa, wpoint):
         return kappa * E
     # 3D edge-edge terms: omega = d̂² (convergent) or (A_a + A_b)/4 (ipc2020), unmollified (the body's
     # edges are far from parallel to the plane)
-    lowe = [e for e in eb if min(Xb[e[0]][2], Xb[e[1]][2]) + P[0, 2] < dhat]
+    lowe = [e for e in eb if min(Xb[e[0]][2], Xb[e[1]][2]) + h < dhat]
     for (k, l), Ap in epl.items():
-        i = rows_near(P, Xp[[k, l]], reach)
+        i = rows_near(P, Xp[[k, l]], reach, curved)
         if not len(i):
             continue
         for (a, b_) in lowe:
-            d = d_seg_seg(P[i] + Xb[a], P[i] + Xb[b_], Xp[k], Xp[l])
+            d = d_seg_seg(world(i, Xb[a]), world(i, Xb[b_]), Xp[k], Xp[l])
             E[i] += (dhat ** 2 if conv else 0.25 * (eb[(a, b_)] + Ap)) * bar(d, dhat)
         if conv:  # plane edge against the tip: -(n_tip - 1) ω/2, n_tip = body edges at the tip
             ntip = sum(1 for e in eb if 0 in e)
             E[i] -= (ntip - 1) * 0.5 * dhat ** 2 * bar(d_point_seg(P[i], Xp[k], Xp[l]), dhat)
     if conv:  # body edges against plane vertices: -(n_p - 1) ω/2, n_p = plane edges at p
         for p in range(len(Xp)):
-            i = rows_near(P, Xp[p][None, :], reach)
+            i = rows_near(P, Xp[p][None, :], reach, curved)
             if not len(i):
                 continue
             rel = Xp[p][None, :] - P[i]
+            if curved:
+                rel = np.einsum("nji,nj->ni", rot[i], rel)
             for (a, b_) in lowe:
                 E[i] -= (val[p] - 1) * 0.5 * dhat ** 2 * bar(d_point_seg(rel, Xb[a], Xb[b_]), dhat)
     return kappa * E
@@ -201,6 +271,7 @@ meshes = {os.path.basename(p)[:-5]: read_mesh(p) for p in glob.glob(os.path.join
 files = sorted(glob.glob(os.path.join(out, "*.dat")))
 if not files:
     sys.exit(f"no .dat files in {out}")
+PREDICTED = ("ipc2020", "convergent")  # the rows whose formulas predict() knows (model ipc)
 runs = {}
 for path in files:
     name = os.path.basename(path)[:-4]
@@ -210,45 +281,78 @@ for path in files:
     dhat, kappa, h = float(meta["dhat"]), float(meta["kappa"]), float(meta["h"])
     wv, Ef = float(meta["w_v"]), float(meta["E_flat"])
     s, px, py = A[:, 0], A[:, 1], A[:, 2]
-    P = np.column_stack([px, py, np.full_like(px, h)]) if dim == 3 else np.column_stack([px, np.full_like(px, h)])
+    curved = "R" in meta
     pm = meshes[f"{dim}d_{plane}"][1:]
-    _rows_cache.clear()
     bm = meshes[f"{dim}d_body"][1:] if probe == "body" else None
-    Epred = predict(dim, setname, probe, pm, bm, P, dhat, kappa, wv)
-    # forces: -dE/d(translation of the probe) along the path and the normal, central differences
-    step = 1e-6 * dhat
-    dirv = (P[-1, :dim - 1] - P[0, :dim - 1]) / np.linalg.norm(P[-1, :dim - 1] - P[0, :dim - 1])
-    fd = []
-    for k in range(2):
-        dP = np.zeros(dim)
-        if k == 0:
-            dP[:dim - 1] = step * dirv
+    extra = {}
+    if curved:
+        # tip on the arc; the body's frame (tip at the origin, up = the last axis) rotated to the normal
+        # n = side e_r: 2D columns (u, n), u = (n_y, -n_x); 3D columns (e_z × n, e_z, n) (energy_wall.c)
+        side, R, nseg = int(meta["side"]), float(meta["R"]), int(meta["nseg"])
+        # the angle of sample i exactly as the driver computes it (px, py have 11 digits only)
+        th0, th1 = float(meta["th0"]), float(meta["th1"])
+        th = th0 + (th1 - th0) * np.arange(len(px)) / (len(px) - 1)
+        rho = R + side * h
+        dev = np.max(np.hypot(px - rho * np.cos(th), py - rho * np.sin(th)))
+        if dev > 1e-12:  # the written positions (11 digits) are these to 1e-14 m
+            claims.check(False, f"{name}: the tip is {dev:.1e} m off the arc of the path")
+        px, py = rho * np.cos(th), rho * np.sin(th)
+        sg = 1.0 if float(meta["th1"]) > float(meta["th0"]) else -1.0
+        nx, ny = side * np.cos(th), side * np.sin(th)
+        n0 = np.zeros_like(nx)
+        if dim == 3:
+            P = np.column_stack([px, py, np.full_like(px, float(meta["z"]))])
+            rot = np.stack([np.column_stack([-ny, nx, n0]), np.column_stack([n0, n0, n0 + 1]),
+                            np.column_stack([nx, ny, n0])], axis=2)
+            nrm = np.column_stack([nx, ny, n0])
+            tng = sg * np.column_stack([-np.sin(th), np.cos(th), n0])
         else:
-            dP[dim - 1] = step
-        fd.append(-(predict(dim, setname, probe, pm, bm, P + dP, dhat, kappa, wv)
-                    - predict(dim, setname, probe, pm, bm, P - dP, dhat, kappa, wv)) / (2 * step))
-    Ftp_pred, Fn_pred = fd
+            P = np.column_stack([px, py])
+            rot = np.stack([np.column_stack([ny, -nx]), np.column_stack([nx, ny])], axis=2)
+            nrm = np.column_stack([nx, ny])
+            tng = sg * np.column_stack([-np.sin(th), np.cos(th)])
+        extra = dict(side=side, R=R, nseg=nseg, th=th)
+    else:
+        P = np.column_stack([px, py, np.full_like(px, h)]) if dim == 3 else np.column_stack([px, np.full_like(px, h)])
+        rot = None
+        dirv = (P[-1, :dim - 1] - P[0, :dim - 1]) / np.linalg.norm(P[-1, :dim - 1] - P[0, :dim - 1])
+        tng, nrm = np.zeros(dim), np.zeros(dim)
+        tng[:dim - 1], nrm[dim - 1] = dirv, 1.0
+    Epred = Ftp_pred = Fn_pred = None
+    if setname in PREDICTED:
+        _rows_cache.clear()
+        Epred = predict(dim, setname, probe, pm, bm, P, dhat, kappa, wv, h, rot)
+        # forces: -dE/d(translation of the probe) along the path and the normal, central differences
+        step = 1e-6 * dhat
+        fd = []
+        for dP in (step * tng, step * nrm):
+            fd.append(-(predict(dim, setname, probe, pm, bm, P + dP, dhat, kappa, wv, h, rot)
+                        - predict(dim, setname, probe, pm, bm, P - dP, dhat, kappa, wv, h, rot)) / (2 * step))
+        Ftp_pred, Fn_pred = fd
     runs[name] = dict(dim=dim, plane=plane, probe=probe, path=pathname, set=setname, s=s, e=A[:, 3], E=A[:, 4],
                       ftp=A[:, 5], ft=A[:, 6], fn=A[:, 7], fbtp=A[:, 8], fbn=A[:, 10], de=A[:, 11], dv=A[:, 12],
                       Ef=Ef, wv=wv, dhat=dhat, h=h, kappa=kappa, Epred=Epred, ftp_pred=Ftp_pred, fn_pred=Fn_pred,
-                      val=areas(dim, *pm)[2])
+                      val=areas(dim, *pm)[2], curved=curved, **extra)
 
 b = lambda d, r: bar(np.array(d), r)
 print("\n== every run: energy and force equal the README formulas evaluated independently (brute force)")
 worstE = worstF = 0.0
 for name, r in runs.items():
+    if r["Epred"] is None:
+        continue
     errE = np.max(np.abs(r["E"] - r["Epred"])) / r["Ef"]
     fscale = np.max(np.abs(r["fn"]))
     errF = max(np.max(np.abs(r["fbtp"] - r["ftp_pred"])), np.max(np.abs(r["fbn"] - r["fn_pred"]))) / fscale
     worstE, worstF = max(worstE, errE), max(worstF, errF)
     if errE > 1e-9 or errF > 1e-6:
         claims.check(False, f"{name}: |E - E_pred|/E_flat = {errE:.1e}, |F - F_pred|/max|Fn| = {errF:.1e}")
-claims.check(worstE < 1e-9, f"all {len(runs)} runs: max |E - E_pred| / E_flat = {worstE:.1e} (< 1e-9)")
-claims.check(worstF < 1e-6, f"all {len(runs)} runs: max |F - F_pred| / max|F_n| = {worstF:.1e} (< 1e-6; central differences)")
+npred = sum(r["Epred"] is not None for r in runs.values())
+claims.check(worstE < 1e-9, f"all {npred} runs: max |E - E_pred| / E_flat = {worstE:.1e} (< 1e-9)")
+claims.check(worstF < 1e-6, f"all {npred} runs: max |F - F_pred| / max|F_n| = {worstF:.1e} (< 1e-6; central differences)")
 
 print("\n== point probe, convergent: flat energy, no tangential force")
 for name, r in runs.items():
-    if r["probe"] == "point" and r["set"] == "convergent":
+    if r["probe"] == "point" and r["set"] == "convergent" and not r["curved"]:
         dev = np.max(np.abs(r["e"] - 1.0))
         rat = np.max(r["ft"] / np.abs(r["fn"]))
         claims.check(dev < 1e-12 and rat < 1e-12, f"{name}: max|E/E_flat - 1| = {dev:.1e}, max|F_t|/|F_n| = {rat:.1e} (< 1e-12)")
@@ -261,7 +365,7 @@ db = lambda d: -barrier_pressure(d, 1.0, 1.0)  # b'(d), dhat = 1  # noqa: E731
 ratio_edge = np.max(np.abs(db(rho) * r_ / rho) / np.abs(db(hh) + db(rho) * hh / rho))
 print(f"   closed form, one shared edge (E ∝ b(h) + b(√(h²+r²))): max|F_t|/|F_n| = {ratio_edge:.5f}")
 for name, r in runs.items():
-    if r["probe"] != "point" or r["set"] != "ipc2020":
+    if r["probe"] != "point" or r["set"] != "ipc2020" or r["curved"]:
         continue
     ds = r["s"][1] - r["s"][0]
     if r["path"] in ("x",) or (r["path"] == "xmid" and r["plane"] != "jitter"):
@@ -279,7 +383,7 @@ for name, r in runs.items():
         claims.check(abs(vmax - k) < 1e-9, f"{name}: above a vertex E/E_flat = {vmax:.9f} = its {k} triangles")
 print("   walls (local maxima of E) on the regular planes lie on edges/vertices:")
 for name, r in runs.items():
-    if r["probe"] != "point" or r["set"] != "ipc2020" or r["plane"] == "jitter" or r["path"] == "xnear":
+    if r["probe"] != "point" or r["set"] != "ipc2020" or r["plane"] == "jitter" or r["path"] == "xnear" or r["curved"]:
         continue
     e, ds = r["E"], r["s"][1] - r["s"][0]
     i = np.nonzero((e[1:-1] > e[:-2]) & (e[1:-1] >= e[2:]))[0] + 1
@@ -312,21 +416,113 @@ for name, r in runs.items():
         claims.check(abs(np.max(r["e"]) - pred) < 1e-6, f"{name}: max E/E_flat = {np.max(r['e']):.6f}; over a grid vertex "
                      f"1 + (4.5 d̂² + a²/2)/(w_v/2) = {pred:.6f}")
 
-# ------------------------------------------------------------------ table
+# ------------------------------------------------------------------ curved surfaces
+print("\n== curved surfaces (faceted circle / cylinder, probe on the arc at h above the circle): walls of the sagitta")
+curved_runs = {k: r for k, r in runs.items() if r["curved"]}
+if curved_runs:
+    r0 = next(iter(curved_runs.values()))
+    R, N, dhat, h = r0["R"], r0["nseg"], r0["dhat"], r0["h"]
+    al = math.pi / N
+    sag = R * (1 - math.cos(al))
+    bh = b(h, dhat)
+    e_out = b(h + sag, dhat) / bh  # convex: facet middle at h + s
+    e_in = b(h - sag, dhat) / bh  # concave: facet middle at h - s
+    e_in_v = (2 * b(h * math.cos(al), dhat) - bh) / bh  # concave vertex: edges - vertex
+    e_in_vmax = b(h * math.cos(al), dhat) / bh  # what the max of b would give there
+    tphi = R * math.sin(al) / math.sqrt((R + h) ** 2 - (R * math.sin(al)) ** 2)
+    print(f"   N = {N}, R = {R / dhat:g} d̂, α = π/N, sagitta s = R(1 − cos α) = {sag / dhat:.6f} d̂, facet "
+          f"2R sin α = {2 * R * math.sin(al) / dhat:.6f} d̂")
+    print(f"   convex, facet middle: b(h + s)/b(h) = {e_out:.6f}; concave, facet middle: b(h − s)/b(h) = {e_in:.6f}; "
+          f"concave vertex (convergent): (2 b(h cos α) − b(h))/b(h) = {e_in_v:.6f} (max of b: {e_in_vmax:.6f})")
+    print(f"   convex, largest tangential ratio where the closest point leaves the facet for the vertex: "
+          f"tan φ_t = R sin α / √((R + h)² − R² sin² α) = {tphi:.6f}")
+    for name, r in curved_runs.items():
+        if r["set"] not in PREDICTED:
+            continue
+        e, th = r["e"], r["th"]
+        dth = abs(th[1] - th[0])
+        D = 2 * math.pi / N
+        # samples over a vertex (θ = π/2 + (k + ½)Δ) and over a facet middle (θ = π/2 + kΔ)
+        ph = (th - math.pi / 2) / D
+        atv = np.abs(ph - np.round(ph - 0.5) - 0.5) < 1e-9
+        atm = np.abs(ph - np.round(ph)) < 1e-9
+        rat = np.max(r["ft"] / np.abs(r["fn"]))
+        conv, pt, out_ = r["set"] == "convergent", r["probe"] == "point", r["side"] > 0
+        if conv and pt and out_:
+            claims.check(abs(np.max(e) - 1) < 1e-9 and np.max(np.abs(e[atv] - 1)) < 1e-9
+                         and np.max(np.abs(e[atm] - e_out)) < 1e-9 and abs(np.min(e) - e_out) < 1e-9,
+                         f"{name}: E/E_ideal = 1 over the {atv.sum()} vertices (= max {np.max(e):.9f}) and "
+                         f"b(h + s)/b(h) = {e_out:.6f} over the {atm.sum()} facet middles (= min {np.min(e):.9f})")
+            claims.check(math.tan(math.atan(tphi) - dth) - 1e-12 <= rat <= tphi + 1e-12,
+                         f"{name}: max|F_t|/|F_n| = {rat:.6f} in [tan(φ_t − δθ), tan φ_t] = "
+                         f"[{math.tan(math.atan(tphi) - dth):.6f}, {tphi:.6f}] (δθ the sample spacing)")
+        if conv and pt and not out_:
+            claims.check(np.max(np.abs(e[atm] - e_in)) < 1e-9 and abs(np.max(e) - e_in) < 1e-9
+                         and np.max(np.abs(e[atv] - e_in_v)) < 1e-9,
+                         f"{name}: E/E_ideal = b(h − s)/b(h) = {e_in:.6f} over the facet middles (= max "
+                         f"{np.max(e):.6f}), (2 b(h cos α) − b(h))/b(h) = {e_in_v:.6f} over the vertices")
+        if not conv and pt and r["dim"] == 2:
+            pv = 2.0 if out_ else 2 * b(h * math.cos(al), dhat) / bh
+            claims.check(np.max(np.abs(e[atv] - pv)) < 1e-9,
+                         f"{name}: over a vertex E/E_ideal = {'2' if out_ else '2 b(h cos α)/b(h)'} = {pv:.6f} "
+                         f"(both segments counted)")
+        if conv and not pt and out_ and r["dim"] == 2:
+            pv = 1 + 2 * R * math.sin(al) / r["wv"]
+            claims.check(abs(np.max(e) - pv) < 1e-6 and np.max(np.abs(e[atv] - pv)) < 1e-6
+                         and np.max(np.abs(e[atm] - e_out)) < 1e-9,
+                         f"{name}: max E/E_ideal = {np.max(e):.6f} = 1 + w_u/w_tip = {pv:.6f} over a vertex (w_u = "
+                         f"2R sin α), b(h + s)/b(h) over a facet middle")
+
+print("\n== imls: flat planes exact, curved surfaces below the convergent set's tangential force")
+# On a sampled plane every sample has the plane's normal n and s_i = n·(x − p_i) is the same for all, so the
+# (robust) weighted average ψ is exactly the distance whatever the weights: E = E_flat, F_t = 0 (any plane,
+# any probe: the kinematic plane's side is not integrated). On the faceted circle and cylinder ψ is a smooth
+# fit: E is not constant, but its tangential force stays below the convergent set's, whose E follows the facets.
+for name, r in runs.items():
+    if r["set"] != "imls":
+        continue
+    rat = np.max(r["ft"] / np.abs(r["fn"]))
+    if not r["curved"]:
+        dev = np.max(np.abs(r["e"] - 1.0))
+        claims.check(dev < 1e-12 and rat < 1e-12,
+                     f"{name}: max|E/E_flat - 1| = {dev:.1e}, max|F_t|/|F_n| = {rat:.1e} (< 1e-12)")
+    else:
+        ref = runs.get(name[: -len("imls")] + "convergent")
+        rc = np.max(ref["ft"] / np.abs(ref["fn"])) if ref else math.nan
+        claims.check(ref is not None and rat < rc,
+                     f"{name}: max|F_t|/|F_n| = {rat:.4f} < convergent's {rc:.4f} (E_max/E_min {np.max(r['e']) / np.min(r['e']):.4f})")
+
+
+# ------------------------------------------------------------------ tables
+def walls(r):
+    e, ds = r["E"], r["s"][1] - r["s"][0]
+    i = np.nonzero((e[1:-1] > e[:-2]) & (e[1:-1] >= e[2:]))[0] + 1
+    w = int(math.ceil(r["dhat"] / ds))  # ±d̂ neighbourhood, as in the driver
+    i = [j for j in i if e[j] - np.min(e[max(0, j - w):j + w + 1]) > 1e-6 * r["Ef"]]
+    onv = sum(r["dv"][j] <= ds for j in i)
+    one = sum(r["de"][j] <= ds and r["dv"][j] > ds for j in i)
+    return len(i), onv, one
+
+
 print("\n| run | E_max/E_flat | E_min/E_flat | max abs(F_t)/abs(F_n) | walls (on vertex / on edge / elsewhere) |")
 print("|---|---|---|---|---|")
 with open(os.path.join(out, "energy_wall_summary.txt"), "w") as f:
-    f.write("# run Emax/Eflat Emin/Eflat max|Ft|/|Fn| walls on_vertex on_edge\n")
+    f.write("# run Emax/Eflat Emin/Eflat max|Ft|/|Fn| walls on_vertex on_edge  (curved: E_flat = E_ideal)\n")
     for name, r in runs.items():
-        e, ds = r["E"], r["s"][1] - r["s"][0]
-        i = np.nonzero((e[1:-1] > e[:-2]) & (e[1:-1] >= e[2:]))[0] + 1
-        w = int(math.ceil(r["dhat"] / ds))  # ±d̂ neighbourhood, as in the driver
-        i = [j for j in i if e[j] - np.min(e[max(0, j - w):j + w + 1]) > 1e-6 * r["Ef"]]
-        onv = sum(r["dv"][j] <= ds for j in i)
-        one = sum(r["de"][j] <= ds and r["dv"][j] > ds for j in i)
+        nw, onv, one = walls(r)
         rat = np.max(r["ft"] / np.abs(r["fn"]))
-        print(f"| {name} | {np.max(r['e']):.5f} | {np.min(r['e']):.5f} | {rat:.3g} | {len(i)} ({onv}/{one}/{len(i) - onv - one}) |")
-        f.write(f"{name} {np.max(r['e']):.9g} {np.min(r['e']):.9g} {rat:.6g} {len(i)} {onv} {one}\n")
+        if not r["curved"]:
+            print(f"| {name} | {np.max(r['e']):.5f} | {np.min(r['e']):.5f} | {rat:.3g} | {nw} ({onv}/{one}/{nw - onv - one}) |")
+        f.write(f"{name} {np.max(r['e']):.9g} {np.min(r['e']):.9g} {rat:.6g} {nw} {onv} {one}\n")
+if curved_runs:
+    print("\ncurved surfaces (E_ideal = E_flat: the row's energy at the constant distance h from the smooth surface):")
+    print("\n| run | E_max/E_ideal | E_min/E_ideal | E_max/E_min | max abs(F_t)/abs(F_n) | walls (on vertex / on edge / elsewhere) |")
+    print("|---|---|---|---|---|---|")
+    for name, r in curved_runs.items():
+        nw, onv, one = walls(r)
+        rat = np.max(r["ft"] / np.abs(r["fn"]))
+        print(f"| {name} | {np.max(r['e']):.5f} | {np.min(r['e']):.5f} | {np.max(r['e']) / np.min(r['e']):.4f} | "
+              f"{rat:.3g} | {nw} ({onv}/{one}/{nw - onv - one}) |")
 
 # ------------------------------------------------------------------ figure
 plt = None if args.no_plot else figures.pyplot()
@@ -354,4 +550,30 @@ if plt:
     fig.suptitle("energy walls: vertex at 0.5 d̂ over a flat plane (Du et al. 2023 Fig. 3), model ipc", fontsize=11)
     print()
     figures.save(fig, out, "energy_wall.png", dpi=110)
+    cols = [("2d_circle", "arc", "2D faceted circle, outside"), ("2d_circlein", "arc", "2D faceted circle, inside"),
+            ("3d_cyl", "mid", "3D faceted cylinder, outside (mid)"), ("3d_cylin", "mid", "3D faceted cylinder, inside (mid)")]
+    cols = [c for c in cols if f"{c[0]}_point_{c[1]}_convergent" in runs]
+    if cols:
+        fig, ax = plt.subplots(2, len(cols), figsize=(4.2 * len(cols), 6.5), sharex="col", squeeze=False)
+        for c, (pl, pa, title) in enumerate(cols):
+            for (probe, st), (colr, ls) in style.items():
+                key = f"{pl}_{probe}_{pa}_{st}"
+                if key not in runs:
+                    continue
+                r = runs[key]
+                x = np.degrees(r["th"] - math.pi / 2)
+                ax[0, c].plot(x, r["e"], color=colr, ls=ls, lw=1.2, label=f"{st}, {probe}")
+                ax[1, c].plot(x, r["ftp"] / np.abs(r["fn"]), color=colr, ls=ls, lw=1.2)
+            for k in range(-2, 2):  # the polygon's vertices
+                for a_ in ax[:, c]:
+                    a_.axvline(np.degrees((k + 0.5) * 2 * math.pi / N), color="0.8", lw=0.6, zorder=0)
+            ax[0, c].set_title(title, fontsize=10)
+            ax[0, c].set_yscale("log")
+            ax[1, c].set_xlabel("angle from the top θ − 90° (grey: polygon vertices)")
+        ax[0, 0].set_ylabel("E / E_ideal")
+        ax[1, 0].set_ylabel("F_t (along path) / |F_n|")
+        ax[0, 0].legend(fontsize=8)
+        fig.suptitle(f"energy walls on a curved surface: {N}-gon in R = {R / dhat:g} d̂, probe at h = 0.5 d̂ above the "
+                     f"circle, model ipc", fontsize=11)
+        figures.save(fig, out, "energy_wall_curved.png", dpi=110)
 sys.exit(claims.summary())

@@ -1,17 +1,26 @@
-/* energy_wall.c — energy walls of IPC (paper 002, Du et al., "No Free Slide", §4.3 and Fig. 3).
+/* energy_wall.c — energy walls of IPC (Du et al. 2023, "No Free Slide", §4.3 and Fig. 3).
  *
- * A probe vertex is held at the constant height h = 0.5 d̂ above a flat triangulated plane (3D) or
- * a straight segmented line (2D) and moved across it; at every sample we evaluate what the contact
- * model puts into the Newton solve — its energy and its gradient, through the model interface
- * (ct_model_find("ipc"), ct_model_create, begin_step, energy, gradient) — for both collision sets
- * (`collision_set` = ipc2020 and convergent, models/ipc_adhesion/README.md).
+ * A probe vertex is held at the constant height h = 0.5 d̂ above a surface and moved along it; at every
+ * sample we evaluate what the contact model puts into the Newton solve — its energy and its gradient,
+ * through the model interface only (ct_model_find, ct_model_create with the row's parameters,
+ * begin_step, energy, gradient) — for every row of the model table ROWS below (today the ipc model with
+ * `collision_set` = ipc2020 and convergent, models/ipc_adhesion/README.md). A new model is one more
+ * row: {label, model name, E_flat factors, "name=value ..." parameter settings}.
  *
- * On a flat plane the ideal contact energy of a point at height h does not depend on where the
- * point is, and the ideal tangential force is zero. IPC 2020 sums a barrier over every primitive
- * within d̂, so above an edge shared by two triangles the same distance is counted twice and above
- * a vertex once per incident triangle: energy walls (local maxima) with tangential forces. The
+ * Flat surfaces: on a flat plane the ideal contact energy of a point at height h does not depend on
+ * where the point is, and the ideal tangential force is zero. IPC 2020 sums a barrier over every
+ * primitive within d̂, so above an edge shared by two triangles the same distance is counted twice and
+ * above a vertex once per incident triangle: energy walls (local maxima) with tangential forces. The
  * convergent set's inclusion–exclusion (faces − edges + vertices; 2D: edges − vertices) counts the
  * closest point once, so the energy is flat.
+ *
+ * Curved surfaces: a faceted circle (2D: a regular NPOLY-gon inscribed in the circle of radius RCURV)
+ * and a faceted cylinder (3D: the same polygon extruded along z, NZCELL cells of a, each quad split
+ * along one diagonal); the probe moves along a concentric arc at the constant height h above the
+ * *circle* (radius R + h outside the convex surface, R − h inside the concave one), its body rotated
+ * with the path so that its axis stays along the local normal. The ideal energy is again constant and
+ * the ideal force along the path zero, but the polygon's distance varies between h (over a vertex) and
+ * h ± s (over a facet middle, s = R(1 − cos(π/N)) the sagitta): walls remain for every collision set.
  *
  * Probes: "point" — an isolated vertex with a prescribed vertex weight w_v (no faces of its own:
  * exactly the setting of the paper's Fig. 3); "body" — the tip of a small tetrahedron (2D:
@@ -19,11 +28,12 @@
  * model also sees the plane's vertices against the body's faces and (3D) edge–edge pairs.
  * Planes: 3D "grid" (square cells split along one diagonal: 6 triangles at every interior vertex),
  * "alt" (alternating diagonals: 8 and 4 triangles per vertex), "jitter" (grid with the interior
- * vertices moved randomly in the plane, z = 0); 2D "line" (equal segments) and "jitter".
+ * vertices moved randomly in the plane, z = 0); 2D "line" (equal segments) and "jitter". Curved:
+ * 3D "cyl" (probe outside), "cylin" (inside); 2D "circle" (outside), "circlein" (inside).
  *
- * Output (OUTDIR): one .dat per (dim, plane, probe, path, set) with the columns documented in its
- * header, one .mesh file per plane (vertices and cells, for the analysis), and a summary table on
- * stdout. Usage: energy_wall OUTDIR
+ * Output (OUTDIR): one .dat per (dim, surface, probe, path, row label) with the columns documented in
+ * its header, one .mesh file per surface (vertices and cells, for the analysis), and a summary table
+ * on stdout. Usage: energy_wall OUTDIR
  */
 #include "contactlab/ct_barrier.h"
 #include "contactlab/ct_model.h"
@@ -39,10 +49,14 @@
 #define HEIGHT (0.5 * DHAT)
 #define CELL (4.0 * DHAT) /* plane cell size a */
 #define NCELL 8           /* cells per side */
-#define NSAMP 2001        /* samples per path */
+#define NSAMP 2001        /* samples per flat path */
+#define NSAMP_CURVED 1001 /* samples per curved path (≤ 0.026 d̂ apart: four facets of 4.18 d̂) */
 #define PI 3.14159265358979323846
 #define TIP_H (8.0 * DHAT) /* body: height of the other vertices above the tip */
 #define TIP_R (4.0 * DHAT) /* body: their horizontal distance from the tip */
+#define NPOLY 24           /* curved surfaces: segments of the polygon (facet length 2R sin(π/N) = 4.18 d̂) */
+#define RCURV (16.0 * DHAT) /* curved surfaces: radius of the circle through the polygon's vertices */
+#define NZCELL 4           /* cylinder: cells of a along its axis (z from 0 to 4a) */
 
 /* ---------------------------------------------------------------- geometry */
 
@@ -55,6 +69,7 @@ typedef struct geo {
     int ncell_all;
     int nbody;          /* probe vertices (nplane_v .. nv-1); the tip is nplane_v */
     double w_point;     /* point probe: prescribed vertex weight (0 for a body) */
+    int side;           /* curved surfaces: +1 probe outside the circle/cylinder, -1 inside; 0 flat */
     int *part;
     unsigned char *kin;
     ct_surface s;
@@ -171,9 +186,16 @@ static int build_geo(geo *g, int dim, const char *kind, int body)
     g->dim = dim;
     const int n1 = NCELL + 1;
     const int jit = strcmp(kind, "jitter") == 0, alt = strcmp(kind, "alt") == 0;
+    g->side = strcmp(kind, "circle") == 0 || strcmp(kind, "cyl") == 0       ? 1
+              : strcmp(kind, "circlein") == 0 || strcmp(kind, "cylin") == 0 ? -1
+                                                                          : 0;
     unsigned seed = 12345u;
     g->nplane_v = dim == 3 ? n1 * n1 : n1;
     g->ncell = dim == 3 ? 2 * NCELL * NCELL : NCELL;
+    if (g->side) {
+        g->nplane_v = dim == 3 ? NPOLY * (NZCELL + 1) : NPOLY;
+        g->ncell = dim == 3 ? 2 * NPOLY * NZCELL : NPOLY;
+    }
     g->nbody = body ? dim + 1 : 1;
     g->nv = g->nplane_v + g->nbody;
     g->ncell_all = g->ncell + (body ? dim + 1 : 0);
@@ -187,7 +209,39 @@ static int build_geo(geo *g, int dim, const char *kind, int body)
         g->kin[v] = v < g->nplane_v;
     }
     int c = 0;
-    if (dim == 3) {
+    if (g->side) {
+        /* regular polygon inscribed in the circle of radius R: vertex k at the angle π/2 + (k + ½)Δ,
+         * Δ = 2π/N (a facet middle at the top, θ = π/2); 3D: rings j = 0..NZCELL at z = j a */
+        const double D = 2.0 * PI / NPOLY;
+        const int nr = dim == 3 ? NZCELL + 1 : 1;
+        for (int j = 0; j < nr; ++j)
+            for (int k = 0; k < NPOLY; ++k) {
+                double th = 0.5 * PI + (k + 0.5) * D, *X = g->x + dim * (j * NPOLY + k);
+                X[0] = RCURV * cos(th), X[1] = RCURV * sin(th);
+                if (dim == 3) X[2] = j * CELL;
+            }
+        if (dim == 3) {
+            /* quad (k, j): v00 = (k, j), v10 = (k+1, j), v01 = (k, j+1), v11 = (k+1, j+1), split along
+             * v00–v11 as the grid; (v00, v10, v11) has the normal e_θ × e_z = e_r (outward), reversed
+             * for the concave side (the surface of a hole, its outward normal towards the axis) */
+            for (int j = 0; j < NZCELL; ++j)
+                for (int k = 0; k < NPOLY; ++k) {
+                    int k1 = (k + 1) % NPOLY, v00 = j * NPOLY + k, v10 = j * NPOLY + k1;
+                    int v01 = v00 + NPOLY, v11 = v10 + NPOLY;
+                    int *C = g->cell + 3 * c;
+                    C[0] = v00, C[1] = v10, C[2] = v11, C[3] = v00, C[4] = v11, C[5] = v01;
+                    if (g->side < 0) C[1] = v11, C[2] = v10, C[4] = v01, C[5] = v11;
+                    c += 2;
+                }
+        } else {
+            /* segment (a, b) has the outward normal (dy, -dx)/|d|: (k, k+1) points away from the
+             * centre (counter-clockwise), (k+1, k) towards it */
+            for (int k = 0; k < NPOLY; ++k) {
+                int k1 = (k + 1) % NPOLY;
+                g->cell[2 * c] = g->side > 0 ? k : k1, g->cell[2 * c + 1] = g->side > 0 ? k1 : k, c++;
+            }
+        }
+    } else if (dim == 3) {
         for (int j = 0; j < n1; ++j)
             for (int i = 0; i < n1; ++i) {
                 double *X = g->x + 3 * (j * n1 + i);
@@ -275,16 +329,76 @@ static void feature_dist(const geo *g, const double *p, double *de, double *dv)
     }
 }
 
+/* Curved surfaces: the foot q of the tip (where the ray from the axis through the tip meets the
+ * polygon; 3D at the tip's z) and its distance to the nearest surface edge (3D; 2D: 0) and vertex. */
+static void feature_dist_curved(const geo *g, double th, double z, double *de, double *dv)
+{
+    const double D = 2.0 * PI / NPOLY, m = round((th - 0.5 * PI) / D);
+    const double r = RCURV * cos(0.5 * D) / cos(th - 0.5 * PI - m * D); /* facet middles at π/2 + mΔ */
+    const double q[3] = {r * cos(th), r * sin(th), z};
+    const int dim = g->dim;
+    *dv = INFINITY;
+    *de = dim == 2 ? 0.0 : INFINITY;
+    for (int v = 0; v < g->nplane_v; ++v) {
+        double d2 = 0.0;
+        for (int k = 0; k < dim; ++k) d2 += (q[k] - g->x[dim * v + k]) * (q[k] - g->x[dim * v + k]);
+        *dv = fmin(*dv, sqrt(d2));
+    }
+    if (dim == 2) return;
+    for (int e = 0; e < g->s.ned; ++e) {
+        int a = g->s.edges[2 * e], b = g->s.edges[2 * e + 1];
+        if (a >= g->nplane_v || b >= g->nplane_v) continue;
+        const double *A = g->x + 3 * a, *B = g->x + 3 * b;
+        double u[3], w[3], uu = 0.0, uw = 0.0;
+        for (int k = 0; k < 3; ++k) u[k] = B[k] - A[k], w[k] = q[k] - A[k], uu += u[k] * u[k], uw += u[k] * w[k];
+        double t = uw / uu, d2 = 0.0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        for (int k = 0; k < 3; ++k) d2 += (w[k] - t * u[k]) * (w[k] - t * u[k]);
+        *de = fmin(*de, sqrt(d2));
+    }
+}
+
 /* ---------------------------------------------------------------- one run */
 
+/* A path: flat surfaces from p0 to p1 (horizontal, 2D x only); curved ones (curved = 1) the angle from
+ * th0 to th1 on the arc of radius R + side h, 3D at the axial position z. */
 typedef struct path {
     const char *name, *doc;
-    double p0[2], p1[2]; /* horizontal end points (2D: x only) */
+    double p0[2], p1[2];
+    int curved;
+    double th0, th1, z;
 } path;
 
 typedef struct sample {
     double s, px, py, E, ft_path, ft_abs, fn, fbt_path, fbt_abs, fbn, de, dv;
 } sample;
+
+/* The model table: one row per model configuration. A row is {label, model, flat, settings}: label
+ * names the row in the output files (no '_'), model is a registered model, E_flat = flat[dim − 2] ×
+ * w_v κ b(h) is the row's energy of the probe over the interior of a flat face (the normalisation of
+ * E; on the curved surfaces the ideal energy, the same at the constant distance h), settings are
+ * "name=value" pairs applied after the common dhat = DHAT and kappa = KAPPA (a choice by its name,
+ * a bool true/false, "auto" where the parameter allows it). ipc rows: `quadrature = vertex` (the
+ * weights of the README's formulas; the face-aware weights are lagged at begin_step, here once at
+ * the start of the path, and this driver moves the probe along the whole path without a new step),
+ * `kinematic_quadrature = two_sided` (the plane is kinematic; the formulas are those of the
+ * symmetric two-sided quadrature whose plane-side walls, reason 1 of the README, this experiment
+ * measures), `mu = 0`. */
+typedef struct model_row {
+    const char *label, *model;
+    double flat[2];
+    const char *settings;
+} model_row;
+
+#define IPC_ROW "quadrature=vertex kinematic_quadrature=two_sided mu=0"
+static const model_row ROWS[] = {
+    {"ipc2020", "ipc", {0.5, 0.25}, "collision_set=ipc2020 " IPC_ROW},
+    {"convergent", "ipc", {0.5, 0.5}, "collision_set=convergent " IPC_ROW},
+    /* robust IMLS (defaults): the probe's vertices in the plane's field, the kinematic plane's side not
+       integrated (weight 1 from the movable side) */
+    {"imls", "imls", {1.0, 1.0}, ""},
+};
+#define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
 
 static int set_param(ct_params *p, const char *name, double v)
 {
@@ -295,36 +409,89 @@ static int set_param(ct_params *p, const char *name, double v)
     return 0;
 }
 
-static int choice_index(const ct_params *p, const char *name, const char *choice)
+/* One "name=value" setting; -1 (with a message) for an unknown name or a value out of its spec. */
+static int set_setting(ct_params *p, const char *model, const char *name, const char *val)
 {
     int i = ct_params_index(p, name);
-    if (i < 0 || !p->spec[i].choices) return -1;
-    for (int k = 0; p->spec[i].choices[k]; ++k)
-        if (strcmp(p->spec[i].choices[k], choice) == 0) return k;
-    return -1;
+    if (i < 0) {
+        fprintf(stderr, "energy_wall: model \"%s\" has no parameter \"%s\"\n", model, name);
+        return -1;
+    }
+    const ct_param_spec *sp = &p->spec[i];
+    if (strcmp(val, "auto") == 0 && (sp->flags & CT_PARAM_AUTO)) {
+        p->is_auto[i] = 1;
+        return 0;
+    }
+    double v = NAN;
+    if (sp->type == CT_PARAM_CHOICE) {
+        for (int k = 0; sp->choices && sp->choices[k]; ++k)
+            if (strcmp(sp->choices[k], val) == 0) v = k;
+    } else if (sp->type == CT_PARAM_BOOL) {
+        v = strcmp(val, "true") == 0 ? 1.0 : strcmp(val, "false") == 0 ? 0.0 : NAN;
+    } else {
+        char *end;
+        v = strtod(val, &end);
+        if (end == val || *end) v = NAN;
+    }
+    char msg[160];
+    if (isnan(v) || ct_param_check(sp, v, msg, sizeof msg)) {
+        fprintf(stderr, "energy_wall: model \"%s\": bad value \"%s\" for \"%s\"\n", model, val, name);
+        return -1;
+    }
+    return set_param(p, name, v);
 }
 
-/* Energy of a flat plane, per the README of the model: the vertex's own terms carry
- * W = (w_v/4) κ b(d) (3D ipc2020) or (w_v/2) κ b(d) (3D convergent with d̂² edge weights, 2D). */
-static double flat_weight(int dim, const char *set) { return dim == 3 && strcmp(set, "ipc2020") == 0 ? 0.25 : 0.5; }
+/* The row's parameters: the model's defaults, dhat and kappa, then the row's settings. */
+static int row_params(ct_params *prm, const ct_model_type *mt, const model_row *row)
+{
+    if (ct_params_init_defaults(prm, mt->params) != CT_OK) return -1;
+    if (set_param(prm, "dhat", DHAT) || set_param(prm, "kappa", KAPPA)) {
+        fprintf(stderr, "energy_wall: model \"%s\" lacks dhat or kappa\n", mt->name);
+        return -1;
+    }
+    char buf[1024], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", row->settings);
+    for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq) {
+            fprintf(stderr, "energy_wall: row %s: setting \"%s\" is not name=value\n", row->label, tok);
+            return -1;
+        }
+        *eq = '\0';
+        if (set_setting(prm, mt->name, tok, eq + 1)) return -1;
+    }
+    return 0;
+}
 
-static int run_path(const ct_model_type *mt, geo *g, const char *set, const path *P, sample *out)
+/* Curved paths: the configuration with the tip at the angle th (3D at the height z along the axis) on
+ * the arc of radius R + side h, the probe's body rotated so that its local "up" (the last axis) is the
+ * normal n = side e_r (from the surface towards the probe): 2D (x, y) -> x u + y n with u = (n_y, -n_x),
+ * 3D (x, y, z) -> x (e_z × n) + y e_z + z n (proper rotations: the faces keep their orientation). */
+static void pose_curved(const geo *g, double th, double z, double *x, double *nrm)
+{
+    const int dim = g->dim, t = g->nplane_v;
+    const double rho = RCURV + g->side * HEIGHT, c = cos(th), sn = sin(th);
+    nrm[0] = g->side * c, nrm[1] = g->side * sn, nrm[2] = 0.0;
+    memcpy(x, g->x, (size_t)g->nv * dim * sizeof(double));
+    for (int v = t; v < g->nv; ++v) {
+        const double *L = g->x + dim * v; /* local coordinates: the tip is at the origin of g->x */
+        double *X = x + dim * v;
+        if (dim == 2) {
+            X[0] = rho * c + L[0] * nrm[1] + L[1] * nrm[0];
+            X[1] = rho * sn - L[0] * nrm[0] + L[1] * nrm[1];
+        } else {
+            X[0] = rho * c - L[0] * nrm[1] + L[2] * nrm[0];
+            X[1] = rho * sn + L[0] * nrm[0] + L[2] * nrm[1];
+            X[2] = z + L[1];
+        }
+    }
+}
+
+static int run_path(const ct_model_type *mt, const model_row *row, geo *g, const path *P, sample *out)
 {
     const int dim = g->dim, nv = g->nv, nd = nv * dim;
-    ct_params prm;
-    if (ct_params_init_defaults(&prm, mt->params) != CT_OK) return -1;
-    /* quadrature "vertex": the weights of the README's formulas. The face-aware weights are lagged
-     * at begin_step (here once, at the start of the path) and this driver moves the probe along the
-     * whole path without a new step, so a lagged contact direction would not be the probe's.
-     * kinematic_quadrature "two_sided": the plane is a kinematic body, and the formulas are those
-     * of the symmetric two-sided quadrature whose plane-side walls (reason 1 of the README) this
-     * experiment measures; the default one_sided drops the plane's own quadrature. */
-    int ci = choice_index(&prm, "collision_set", set), qi = choice_index(&prm, "quadrature", "vertex");
-    int ki = choice_index(&prm, "kinematic_quadrature", "two_sided");
-    if (ci < 0 || qi < 0 || ki < 0 || set_param(&prm, "dhat", DHAT) || set_param(&prm, "kappa", KAPPA) ||
-        set_param(&prm, "mu", 0.0) || set_param(&prm, "collision_set", ci) || set_param(&prm, "quadrature", qi) ||
-        set_param(&prm, "kinematic_quadrature", ki)) {
-        fprintf(stderr, "energy_wall: model \"%s\" lacks a parameter\n", mt->name);
+    ct_params prm = {0};
+    if (row_params(&prm, mt, row)) {
         ct_params_free(&prm);
         return -1;
     }
@@ -333,13 +500,20 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
     double *grad = malloc((size_t)nd * sizeof(double));
     if (!x0 || !x || !v0 || !mass || !grad) return -1;
     /* probe at the start of the path, tip at height h */
-    const double L = dim == 3 ? hypot(P->p1[0] - P->p0[0], P->p1[1] - P->p0[1]) : fabs(P->p1[0] - P->p0[0]);
-    double dir[2] = {(P->p1[0] - P->p0[0]) / L, dim == 3 ? (P->p1[1] - P->p0[1]) / L : 0.0};
+    double L, dir[2] = {0.0, 0.0}, nrm[3] = {0.0, 0.0, 1.0};
+    const double rho = RCURV + g->side * HEIGHT;
     const int t = g->nplane_v;
-    memcpy(x0, g->x, (size_t)nd * sizeof(double));
-    double shift[3] = {P->p0[0], dim == 3 ? P->p0[1] : HEIGHT, HEIGHT};
-    for (int v = t; v < nv; ++v)
-        for (int k = 0; k < dim; ++k) x0[dim * v + k] += shift[k];
+    if (P->curved) {
+        L = rho * fabs(P->th1 - P->th0);
+        pose_curved(g, P->th0, P->z, x0, nrm);
+    } else {
+        L = dim == 3 ? hypot(P->p1[0] - P->p0[0], P->p1[1] - P->p0[1]) : fabs(P->p1[0] - P->p0[0]);
+        dir[0] = (P->p1[0] - P->p0[0]) / L, dir[1] = dim == 3 ? (P->p1[1] - P->p0[1]) / L : 0.0;
+        memcpy(x0, g->x, (size_t)nd * sizeof(double));
+        double shift[3] = {P->p0[0], dim == 3 ? P->p0[1] : HEIGHT, HEIGHT};
+        for (int v = t; v < nv; ++v)
+            for (int k = 0; k < dim; ++k) x0[dim * v + k] += shift[k];
+    }
     for (int v = 0; v < nv; ++v) mass[v] = 1.0;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int v = 0; v < nv; ++v)
@@ -370,15 +544,22 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
     ct_model *m = NULL;
     ct_status s = ct_model_create(&m, mt, &prm, &ctx, &dg);
     if (s == CT_OK) s = ct_model_begin_step(m, &ctx);
-    for (int i = 0; i < NSAMP && s == CT_OK; ++i) {
-        double sp = L * i / (NSAMP - 1);
-        memcpy(x, x0, (size_t)nd * sizeof(double));
-        for (int v = t; v < nv; ++v)
-            for (int k = 0; k < dim - 1; ++k) x[dim * v + k] += sp * dir[k];
+    const int ns = P->curved ? NSAMP_CURVED : NSAMP;
+    for (int i = 0; i < ns && s == CT_OK; ++i) {
+        double sp = L * i / (ns - 1), tng[3] = {dir[0], dir[1], 0.0};
+        if (P->curved) {
+            const double th = P->th0 + (P->th1 - P->th0) * i / (ns - 1), sg = P->th1 > P->th0 ? 1.0 : -1.0;
+            pose_curved(g, th, P->z, x, nrm);
+            tng[0] = -sg * sin(th), tng[1] = sg * cos(th); /* the direction of motion, sg e_θ */
+        } else {
+            memcpy(x, x0, (size_t)nd * sizeof(double));
+            for (int v = t; v < nv; ++v)
+                for (int k = 0; k < dim - 1; ++k) x[dim * v + k] += sp * dir[k];
+        }
         sample *o = &out[i];
         o->s = sp;
         o->px = x[dim * t];
-        o->py = dim == 3 ? x[dim * t + 1] : 0.0;
+        o->py = dim == 3 || P->curved ? x[dim * t + 1] : 0.0;
         memset(grad, 0, (size_t)nd * sizeof(double));
         s = ct_model_energy(m, &ctx, x, &o->E);
         if (s == CT_OK) s = ct_model_gradient(m, &ctx, x, grad);
@@ -387,6 +568,20 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
         for (int k = 0; k < dim; ++k) F[k] = -grad[dim * t + k];
         for (int v = t; v < nv; ++v)
             for (int k = 0; k < dim; ++k) Fb[k] -= grad[dim * v + k];
+        if (P->curved) {
+            /* normal n = side e_r, tangential = everything else (3D: also the axial part) */
+            double fn = 0.0, fbn = 0.0, ftp = 0.0, fbtp = 0.0, ft2 = 0.0, fbt2 = 0.0;
+            for (int k = 0; k < dim; ++k) fn += F[k] * nrm[k], fbn += Fb[k] * nrm[k];
+            for (int k = 0; k < dim; ++k) {
+                ftp += F[k] * tng[k], fbtp += Fb[k] * tng[k];
+                ft2 += (F[k] - fn * nrm[k]) * (F[k] - fn * nrm[k]);
+                fbt2 += (Fb[k] - fbn * nrm[k]) * (Fb[k] - fbn * nrm[k]);
+            }
+            o->fn = fn, o->fbn = fbn, o->ft_path = ftp, o->fbt_path = fbtp, o->ft_abs = sqrt(ft2),
+            o->fbt_abs = sqrt(fbt2);
+            feature_dist_curved(g, atan2(o->py, o->px), P->z, &o->de, &o->dv);
+            continue;
+        }
         const int nk = dim - 1; /* the normal is the last axis */
         o->fn = F[nk];
         o->fbn = Fb[nk];
@@ -398,7 +593,8 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
         feature_dist(g, p, &o->de, &o->dv);
     }
     if (s != CT_OK) {
-        fprintf(stderr, "energy_wall: model %s failed: %s %s\n", mt->name, ct_status_str(s), ct_diag_last(&dg));
+        fprintf(stderr, "energy_wall: model %s (row %s) failed: %s %s\n", mt->name, row->label, ct_status_str(s),
+                ct_diag_last(&dg));
         rc = -1;
     }
     ct_model_destroy(m);
@@ -416,16 +612,16 @@ static int run_path(const ct_model_type *mt, geo *g, const char *set, const path
 
 /* Walls: local maxima of E that stand out by more than 1e-6 E_flat over their ±d̂ neighbourhood
  * (the convergent set's round-off ripples are ~1e-16). Writes indices, returns the count. */
-static int find_walls(const sample *o, double Eflat, int *idx, int cap)
+static int find_walls(const sample *o, int ns, double Eflat, int *idx, int cap)
 {
     int n = 0;
     const double ds = o[1].s - o[0].s;
     const int win = (int)ceil(DHAT / ds);
-    for (int i = 1; i < NSAMP - 1; ++i) {
+    for (int i = 1; i < ns - 1; ++i) {
         if (!(o[i].E > o[i - 1].E && o[i].E >= o[i + 1].E)) continue;
         double lo = o[i].E;
         for (int j = i - win; j <= i + win; ++j)
-            if (j >= 0 && j < NSAMP) lo = fmin(lo, o[j].E);
+            if (j >= 0 && j < ns) lo = fmin(lo, o[j].E);
         if (o[i].E - lo > 1e-6 * Eflat && n < cap) idx[n++] = i;
     }
     return n;
@@ -471,7 +667,7 @@ static void write_body(const char *dir, const geo *g)
     fclose(f);
 }
 
-static int write_dat(const char *dir, const char *name, const geo *g, const char *set, const path *P,
+static int write_dat(const char *dir, const char *name, const geo *g, const model_row *row, const path *P,
                      const sample *o, double Eflat, double wv)
 {
     char fn[1024];
@@ -481,20 +677,44 @@ static int write_dat(const char *dir, const char *name, const geo *g, const char
         fprintf(stderr, "energy_wall: cannot write %s\n", fn);
         return -1;
     }
-    fprintf(f, "# energy_wall (paper 002 Fig. 3): probe at height h over a flat %s, model ipc, collision_set %s\n",
-            g->dim == 3 ? "triangulated plane z = 0" : "segmented line y = 0", set);
+    if (g->side)
+        fprintf(f,
+                "# energy_wall (Du et al. 2023 Fig. 3): probe at height h %s a faceted %s (regular %d-gon inscribed "
+                "in the circle of radius R%s), body rotated with the path (local up = the normal)\n",
+                g->side > 0 ? "outside" : "inside", g->dim == 3 ? "cylinder along z" : "circle", NPOLY,
+                g->dim == 3 ? ", NZCELL cells of a along z" : "");
+    else
+        fprintf(f, "# energy_wall (Du et al. 2023 Fig. 3): probe at height h over a flat %s\n",
+                g->dim == 3 ? "triangulated plane z = 0" : "segmented line y = 0");
+    fprintf(f, "# row %s: model %s, dhat kappa as below, %s\n", row->label, row->model, row->settings);
     fprintf(f, "# path %s: %s\n", P->name, P->doc);
-    fprintf(f, "# dim %d dhat %.17g kappa %.17g h %.17g cell %.17g w_v %.17g E_flat %.17g probe %s\n", g->dim,
-            DHAT, KAPPA, HEIGHT, CELL, wv, Eflat, g->w_point > 0 ? "point" : "body");
-    fprintf(f, "# E_flat = %g * w_v * kappa * b(h) (the tip's own term over a face interior; see README)\n",
-            Eflat / (wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL)));
-    fprintf(f, "# columns: 1 s (m, along the path)  2 px  3 py (m, horizontal position of the tip; 2D: py = 0)\n"
-               "#   4 E/E_flat  5 E (J)  6 Ft_path (N, force on the tip along the path)  7 |Ft| (N, tip, total "
-               "tangential)\n"
-               "#   8 Fn (N, tip, along the plane normal)  9 Fbody_t_path  10 |Fbody_t|  11 Fbody_n (N, summed over "
-               "the probe's vertices)\n"
-               "#   12 horizontal distance to the nearest plane edge (m; 2D: 0)  13 to the nearest plane vertex (m)\n");
-    for (int i = 0; i < NSAMP; ++i)
+    fprintf(f, "# dim %d dhat %.17g kappa %.17g h %.17g cell %.17g w_v %.17g E_flat %.17g probe %s", g->dim, DHAT,
+            KAPPA, HEIGHT, CELL, wv, Eflat, g->w_point > 0 ? "point" : "body");
+    if (g->side)
+        fprintf(f, " R %.17g nseg %d side %d z %.17g th0 %.17g th1 %.17g", RCURV, NPOLY, g->side, P->z, P->th0,
+                P->th1);
+    fprintf(f, "\n# E_flat = %g * w_v * kappa * b(h) (the tip's own term over a face interior; see README)%s\n",
+            Eflat / (wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL)),
+            g->side ? "; on the curved surface the ideal energy (constant distance h from the smooth one)" : "");
+    if (g->side)
+        fprintf(f,
+                "# columns: 1 s (m, arc length along the path)  2 px  3 py (m, tip position; 3D z = the header's z)\n"
+                "#   4 E/E_flat  5 E (J)  6 Ft_path (N, force on the tip along the path)  7 |Ft| (N, tip, all but "
+                "the normal component)\n"
+                "#   8 Fn (N, tip, along the normal side*e_r)  9 Fbody_t_path  10 |Fbody_t|  11 Fbody_n (N, summed "
+                "over the probe's vertices)\n"
+                "#   12 distance from the tip's foot on the polygon (radial projection) to the nearest surface edge "
+                "(m; 2D: 0)  13 to the nearest surface vertex (m)\n");
+    else
+        fprintf(f,
+                "# columns: 1 s (m, along the path)  2 px  3 py (m, horizontal position of the tip; 2D: py = 0)\n"
+                "#   4 E/E_flat  5 E (J)  6 Ft_path (N, force on the tip along the path)  7 |Ft| (N, tip, total "
+                "tangential)\n"
+                "#   8 Fn (N, tip, along the plane normal)  9 Fbody_t_path  10 |Fbody_t|  11 Fbody_n (N, summed over "
+                "the probe's vertices)\n"
+                "#   12 horizontal distance to the nearest plane edge (m; 2D: 0)  13 to the nearest plane vertex "
+                "(m)\n");
+    for (int i = 0; i < (P->curved ? NSAMP_CURVED : NSAMP); ++i)
         fprintf(f, "%.10e %.10e %.10e %.17e %.17e %.10e %.10e %.10e %.10e %.10e %.10e %.6e %.6e\n", o[i].s, o[i].px,
                 o[i].py, o[i].E / Eflat, o[i].E, o[i].ft_path, o[i].ft_abs, o[i].fn, o[i].fbt_path, o[i].fbt_abs,
                 o[i].fbn, o[i].de, o[i].dv);
@@ -504,17 +724,17 @@ static int write_dat(const char *dir, const char *name, const geo *g, const char
 
 /* One summary line: extremes of E/E_flat, max |Ft|/|Fn| (tip; body: also the whole probe), the walls
  * (local maxima of E) and the feature under each (V vertex, E edge, within one sample spacing). */
-static void summarize(const char *name, const sample *o, double Eflat)
+static void summarize(const char *name, const sample *o, int ns, double Eflat)
 {
     double emax = -INFINITY, emin = INFINITY, rt = 0.0, rb = 0.0;
-    for (int i = 0; i < NSAMP; ++i) {
+    for (int i = 0; i < ns; ++i) {
         emax = fmax(emax, o[i].E / Eflat);
         emin = fmin(emin, o[i].E / Eflat);
         rt = fmax(rt, o[i].ft_abs / fabs(o[i].fn));
         rb = fmax(rb, o[i].fbt_abs / fabs(o[i].fbn));
     }
     int idx[256];
-    int nw = find_walls(o, Eflat, idx, 256);
+    int nw = find_walls(o, ns, Eflat, idx, 256);
     const double ds = o[1].s - o[0].s;
     int on_v = 0, on_e = 0;
     char where[4096] = "";
@@ -543,63 +763,86 @@ int main(int argc, char **argv)
     }
     const char *dir = argv[1];
     mkdir(dir, 0777);
-    const ct_model_type *mt = ct_model_find("ipc");
-    if (!mt) {
-        fprintf(stderr, "energy_wall: model \"ipc\" not registered\n");
-        return 1;
+    const ct_model_type *mts[NROWS];
+    for (int k = 0; k < NROWS; ++k) {
+        mts[k] = ct_model_find(ROWS[k].model);
+        if (!mts[k] || strchr(ROWS[k].label, '_')) {
+            fprintf(stderr, "energy_wall: row %s: %s\n", ROWS[k].label,
+                    mts[k] ? "a label must not contain '_'" : "model not registered");
+            return 1;
+        }
     }
     const double a = CELL, c = 4 * CELL; /* paths run over the middle of the plane */
     /* paths over the middle of the plane, starting and ending half a cell away from grid lines */
     const path paths3[] = {
         {"xnear", "along x at y = 4a + 0.25 dhat (just off a grid line), x from 1.5a to 5.5a",
-         {c - 2.5 * a, c + 0.25 * DHAT}, {c + 1.5 * a, c + 0.25 * DHAT}},
+         {c - 2.5 * a, c + 0.25 * DHAT}, {c + 1.5 * a, c + 0.25 * DHAT}, 0, 0, 0, 0},
         {"xmid", "along x at y = 4a + 0.3a (crosses vertical edges and diagonals), x from 1.5a to 5.5a",
-         {c - 2.5 * a, c + 0.3 * a}, {c + 1.5 * a, c + 0.3 * a}},
+         {c - 2.5 * a, c + 0.3 * a}, {c + 1.5 * a, c + 0.3 * a}, 0, 0, 0, 0},
         {"diag", "along (1,-1) from (1.5a, 6.5a) to (5.5a, 2.5a), through the grid vertices (2a,6a) ... (5a,3a)",
-         {c - 2.5 * a, c + 2.5 * a}, {c + 1.5 * a, c - 1.5 * a}},
+         {c - 2.5 * a, c + 2.5 * a}, {c + 1.5 * a, c - 1.5 * a}, 0, 0, 0, 0},
     };
-    const path paths2[] = {{"x", "along x from 1.5a to 5.5a", {c - 2.5 * a, 0}, {c + 1.5 * a, 0}}};
-    const char *planes3[] = {"grid", "alt", "jitter"}, *planes2[] = {"line", "jitter"};
-    const char *sets[] = {"ipc2020", "convergent"};
+    const path paths2[] = {{"x", "along x from 1.5a to 5.5a", {c - 2.5 * a, 0}, {c + 1.5 * a, 0}, 0, 0, 0, 0}};
+    /* curved: clockwise over the top from the facet middle at π/2 + 2Δ to the one at π/2 − 2Δ (the tip
+     * moves in +x at the top), over the four vertices at π/2 ± Δ/2, π/2 ± 3Δ/2 (samples 250, 750, ...) */
+    const double D = 2.0 * PI / NPOLY;
+    const path pathsc3[] = {
+        {"ring", "around the axis at z = 2a + 0.25 dhat (just off a ring of vertices), theta from pi/2 + 2D to "
+                 "pi/2 - 2D (D = 2 pi/N)",
+         {0, 0}, {0, 0}, 1, 0.5 * PI + 2 * D, 0.5 * PI - 2 * D, 2 * a + 0.25 * DHAT},
+        {"mid", "around the axis at z = 2a + 0.3a (crosses the axial edges and the diagonals), theta from pi/2 + 2D "
+                "to pi/2 - 2D",
+         {0, 0}, {0, 0}, 1, 0.5 * PI + 2 * D, 0.5 * PI - 2 * D, 2 * a + 0.3 * a},
+    };
+    const path pathsc2[] = {{"arc", "on the arc of radius R + side h, theta from pi/2 + 2D to pi/2 - 2D (D = 2 pi/N)",
+                             {0, 0}, {0, 0}, 1, 0.5 * PI + 2 * D, 0.5 * PI - 2 * D, 0.0}};
+    typedef struct surface {
+        const char *name;
+        const path *paths;
+        int npaths;
+    } surface;
+    const surface surf3[] = {{"grid", paths3, 3}, {"alt", paths3, 3}, {"jitter", paths3, 3}, {"cyl", pathsc3, 2},
+                             {"cylin", pathsc3, 2}};
+    const surface surf2[] = {{"line", paths2, 1}, {"jitter", paths2, 1}, {"circle", pathsc2, 1},
+                             {"circlein", pathsc2, 1}};
     sample *o = malloc(NSAMP * sizeof *o);
     if (!o) return 1;
-    printf("energy_wall: dhat = %g m, h = %g m, kappa = %g Pa, cell a = %g m, %d samples per path\n", DHAT, HEIGHT,
-           KAPPA, CELL, NSAMP);
+    printf("energy_wall: dhat = %g m, h = %g m, kappa = %g Pa, cell a = %g m, %d samples per path; curved: %d-gon "
+           "in R = %g m (sagitta %g m), %d samples per path\n",
+           DHAT, HEIGHT, KAPPA, CELL, NSAMP, NPOLY, RCURV, RCURV * (1.0 - cos(PI / NPOLY)), NSAMP_CURVED);
     printf("walls: local maxima of E (> 1e-6 E_flat above their ±dhat surroundings); position s/dhat with the "
            "feature under it (V vertex, E edge, - none, within one sample spacing)\n");
-    printf("%-36s %8s %8s  %9s %9s  %3s %3s %3s %s\n", "dim_plane_probe_path_set", "Emax/Ef", "Emin/Ef",
+    printf("%-36s %8s %8s  %9s %9s  %3s %3s %3s %s\n", "dim_surface_probe_path_row", "Emax/Ef", "Emin/Ef",
            "maxFt/Fn", "body", "nw", "onV", "onE", "walls (s/dhat)");
     int rc = 0;
     for (int dim = 3; dim >= 2 && !rc; --dim) {
-        const char **planes = dim == 3 ? planes3 : planes2;
-        int nplanes = dim == 3 ? 3 : 2;
-        const path *paths = dim == 3 ? paths3 : paths2;
-        int npaths = dim == 3 ? 3 : 1;
-        for (int pl = 0; pl < nplanes && !rc; ++pl)
+        const surface *surfs = dim == 3 ? surf3 : surf2;
+        int nsurf = dim == 3 ? 5 : 4;
+        for (int pl = 0; pl < nsurf && !rc; ++pl)
             for (int body = 0; body < 2 && !rc; ++body) {
                 geo g;
-                if (build_geo(&g, dim, planes[pl], body)) {
+                if (build_geo(&g, dim, surfs[pl].name, body)) {
                     fprintf(stderr, "energy_wall: out of memory\n");
                     return 1;
                 }
                 char name[256];
                 if (!body) {
-                    snprintf(name, sizeof name, "%dd_%s", dim, planes[pl]);
+                    snprintf(name, sizeof name, "%dd_%s", dim, surfs[pl].name);
                     write_mesh(dir, name, &g);
                 } else if (pl == 0) {
                     write_body(dir, &g);
                 }
                 const double wv = g.s.vert_area[g.nplane_v];
-                for (int pa = 0; pa < npaths && !rc; ++pa)
-                    for (int k = 0; k < 2 && !rc; ++k) {
-                        double Eflat = flat_weight(dim, sets[k]) * wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL);
-                        snprintf(name, sizeof name, "%dd_%s_%s_%s_%s", dim, planes[pl], body ? "body" : "point",
-                                 paths[pa].name, sets[k]);
-                        if (run_path(mt, &g, sets[k], &paths[pa], o) ||
-                            write_dat(dir, name, &g, sets[k], &paths[pa], o, Eflat, wv))
+                for (int pa = 0; pa < surfs[pl].npaths && !rc; ++pa)
+                    for (int k = 0; k < NROWS && !rc; ++k) {
+                        const path *P = &surfs[pl].paths[pa];
+                        double Eflat = ROWS[k].flat[dim - 2] * wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL);
+                        snprintf(name, sizeof name, "%dd_%s_%s_%s_%s", dim, surfs[pl].name, body ? "body" : "point",
+                                 P->name, ROWS[k].label);
+                        if (run_path(mts[k], &ROWS[k], &g, P, o) || write_dat(dir, name, &g, &ROWS[k], P, o, Eflat, wv))
                             rc = 1;
                         else
-                            summarize(name, o, Eflat);
+                            summarize(name, o, P->curved ? NSAMP_CURVED : NSAMP, Eflat);
                     }
                 geo_free(&g);
             }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Energy walls (Du et al. 2023 Fig. 3): the C driver evaluates the ipc model's energy and gradient along
-# the paths (both collision sets), then the analysis recomputes everything independently, checks the
-# claims and plots. Builds nothing (make figures builds first).
+# Energy walls (Du et al. 2023 Fig. 3): the C driver evaluates every row of its model table (today the ipc
+# model with both collision sets) along the paths over flat planes and faceted circles / cylinders, then
+# the analysis recomputes the ipc rows independently, checks the claims and plots. Builds nothing (make
+# figures builds first).
 # Usage: experiments/energy_wall/run.sh [OUTDIR]          (default plots/out/energy_wall; ~10 s)
-#        QUICK=1 experiments/energy_wall/run.sh [OUTDIR]  the same 44 paths and claims, no plot (~8 s)
+#        QUICK=1 experiments/energy_wall/run.sh [OUTDIR]  the same 68 paths and claims, no plot (~8 s)
 # Exit status 1 if a claim of README.md does not hold.
 set -eu
 cd "$(dirname "$0")/../.."
