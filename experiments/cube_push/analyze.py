@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Analysis of experiments/cube_push: centre-of-mass travel of a cube pushed over a frictionless
-triangulated floor against the ideal F t²/(2m), for the ipc2020 and convergent collision sets.
+triangulated floor against the ideal F t²/(2m), for the ipc2020 and convergent collision sets and imls.
 Reads OUTDIR/*.h5 written by run.sh, writes OUTDIR/cube_push.dat and .png, prints the table,
 exits 1 if a claim of README.md fails. With --quick: the runs of the QUICK variant (run.sh),
 the claims that need only them."""
@@ -18,9 +18,10 @@ from contactlab.claims import Claims  # noqa: E402
 args = cli.parser(__doc__, "plots/out/cube_push", quick=True).parse_args()
 out = args.outdir
 RUNS = ["conv_F0.3", "ipc_F0.3", "conv_F1", "ipc_F1", "conv_F0", "ipc_F0",
-        "conv_incomm_F0.3", "ipc_incomm_F0.3", "conv2_F0.3", "conv2_F0"]
+        "conv_incomm_F0.3", "ipc_incomm_F0.3", "conv2_F0.3", "conv2_F0",
+        "imls_F0.3", "imls_F1", "imls_F0", "imls_incomm_F0.3"]
 if args.quick:  # no F = 1 N pair, no ipc2020 control (README.md, "QUICK")
-    RUNS = ["conv_F0.3", "ipc_F0.3", "conv_F0", "conv_incomm_F0.3", "ipc_incomm_F0.3"]
+    RUNS = ["conv_F0.3", "ipc_F0.3", "conv_F0", "conv_incomm_F0.3", "ipc_incomm_F0.3", "imls_F0.3"]
 
 
 def load(name):
@@ -46,7 +47,7 @@ def load(name):
     # cube rocks against its wall; the velocity of the last frame interval measures the rocking)
     k4 = int(np.searchsorted(t, 0.75 * T))
     v_last = (dx[-1] - dx[k4]) / (T - t[k4])
-    return dict(v_last=v_last, name=name, set=scene["contact"]["collision_set"], F=F, m=m, h=h, T=T, t=t, dx=dx,
+    return dict(v_last=v_last, name=name, set=scene["contact"].get("collision_set", scene["contact"]["model"]), F=F, m=m, h=h, T=T, t=t, dx=dx,
                 dz=com[:, 2] - com[0, 2], ideal=ideal, ratio=dx[-1] / ideal if F else math.nan,
                 v_end=v[-1], newton_mean=steps["newton_iters"].mean(), newton_max=int(steps["newton_iters"].max()),
                 inter=int(steps["intersections"].max()), dmin=float(np.min(steps["min_distance"])),
@@ -96,6 +97,21 @@ for n in ("conv_F0.3", "conv_F1", "conv_incomm_F0.3"):
         claims.check(abs(r["ratio"] - ie) <= 0.01,
                      f"{n}: convergent set follows implicit Euler's F t(t + h)/2m: |ratio − (1 + h/T)| = "
                      f"{abs(r['ratio'] - ie):.1e} <= 0.01")
+# IMLS (the paper's claim, Fig. 5: the cube travels the ideal distance; acceptance: within 2 % of 1), and
+# as for the convergent set, implicit Euler's closed form within 1 % of the travel
+for n in ("imls_F0.3", "imls_F1", "imls_incomm_F0.3"):
+    if n in runs:
+        r = runs[n]
+        ie = 1 + r["h"] / r["T"]
+        claims.check(abs(r["ratio"] - 1) <= 0.02, f"{n}: imls travels the ideal distance: |ratio − 1| = "
+                     f"{abs(r['ratio'] - 1):.1e} <= 0.02")
+        claims.check(abs(r["ratio"] - ie) <= 0.01, f"{n}: imls follows implicit Euler's F t(t + h)/2m: "
+                     f"|ratio − (1 + h/T)| = {abs(r['ratio'] - ie):.1e} <= 0.01")
+if "imls_F0" in runs and "imls_F0.3" in runs:
+    r, ideal = runs["imls_F0"], runs["imls_F0.3"]["ideal"]
+    drift = max(abs(r["dx"][-1]), abs(r["dz"][-1]))
+    claims.check(drift <= 1e-3 * ideal, f"imls_F0: with no push the cube stays put (drift {drift:.1e} m <= 1e-3 × "
+                                        f"the F = 0.3 N travel = {1e-3 * ideal:.1e} m)")
 if "conv_F0" in runs and "conv_F0.3" in runs:
     r, ideal = runs["conv_F0"], runs["conv_F0.3"]["ideal"]
     drift = max(abs(r["dx"][-1]), abs(r["dz"][-1]))
@@ -115,7 +131,7 @@ if "ipc_F0.3" in runs:
 if "ipc_incomm_F0.3" in runs and "conv_incomm_F0.3" in runs:
     a, b = runs["ipc_incomm_F0.3"]["ratio"], runs["conv_incomm_F0.3"]["ratio"]
     claims.check(a < b - 0.1, f"incommensurate floor, F = 0.3 N: ipc2020 slowed ({a:.3f}) against convergent ({b:.3f})")
-for n in ("conv_F0", "ipc_F0", "conv2_F0"):
+for n in ("conv_F0", "ipc_F0", "conv2_F0", "imls_F0"):
     if n in runs and "conv_F0.3" in runs:
         r = runs[n]
         frac = abs(r["dx"][-1]) / runs["conv_F0.3"]["ideal"]
@@ -127,14 +143,15 @@ plt = None if args.no_plot else figures.pyplot()
 if plt:
     fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, names, title in (
-            (axs[0], ["conv_F0.3", "ipc_F0.3", "conv_F1", "ipc_F1", "conv2_F0.3"], "floor cells = cube cells, offset"),
-            (axs[1], ["conv_incomm_F0.3", "ipc_incomm_F0.3", "conv_F0", "ipc_F0"],
+            (axs[0], ["conv_F0.3", "ipc_F0.3", "conv_F1", "ipc_F1", "conv2_F0.3", "imls_F0.3", "imls_F1"],
+             "floor cells = cube cells, offset"),
+            (axs[1], ["conv_incomm_F0.3", "ipc_incomm_F0.3", "imls_incomm_F0.3", "conv_F0", "ipc_F0", "imls_F0"],
              "incommensurate floor (F = 0.3 N); F = 0 controls")):
         for n in names:
             if n not in runs:
                 continue
             r = runs[n]
-            style = "-" if r["set"] == "convergent" else "--"
+            style = {"convergent": "-", "imls": "-."}.get(r["set"], "--")
             ax.plot(r["t"], r["dx"], style, label=f"{r['set']}{' (two-sided floor)' if n.startswith('conv2') else ''}, F = {r['F']} N")
             if r["F"]:
                 ax.plot(r["t"], r["F"] * r["t"] ** 2 / (2 * r["m"]), "k:", lw=0.8)
