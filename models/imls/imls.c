@@ -193,6 +193,7 @@ static ct_status imls_max_step_op(void *p, const ct_step_ctx *c, const double *x
     const double t0 = imls_now();
     ct_status s = imls_max_step(st, c, x, dx, alpha);
     st->t_step += imls_now() - t0;
+
     return s;
 }
 
