@@ -155,6 +155,10 @@ static const conf_model MODELS[] = {
     {"imls", "\"dhat\": 1e-2, \"kappa\": 1e4, \"radius_factor\": 1", 1e-2, 0, 0, 5e-2, 4e-3, 2, 1, 0.15},
     {"imls", "\"dhat\": 1e-2, \"kappa\": 1e4, \"radius_factor\": 1, \"hessian\": \"project\"", 1e-2, 0, 0, 5e-2, 4e-3,
      2, 0, 0.15},
+    /* sticky IMLS: Fang et al.'s adhesion on ψ (Y ε_c = 5e4 Pa, reach d̂_a = 2 d̂; nonconvex: a'' < 0 on
+     * (d̂_p, d̂_a)); the field's deviation from the Euclidean distance as above, so no force from 6 d̂ on */
+    {"imls", "\"dhat\": 1e-2, \"kappa\": 1e4, \"radius_factor\": 1, \"eps_c\": 0.5", 2e-2, 1, 0, 6e-2, 4e-3, 2, 1,
+     0.15},
 };
 enum { NMODELS = (int)(sizeof MODELS / sizeof MODELS[0]), NCASES = 2 * NMODELS };
 

@@ -14,6 +14,7 @@
  */
 #include "ct_test_util.h"
 
+#include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_barrier.h"
 #include "contactlab/ct_imls.h"
 #include "contactlab/ct_imls_term.h"
@@ -358,6 +359,124 @@ START_TEST(test_curved_2d)
 }
 END_TEST
 
+/* ---- the fade and an extra law (sticky IMLS) ---- */
+
+static double adh_law(const void *ctx, double psi, double *d1, double *d2) { return ct_adhesion(ctx, psi, d1, d2); }
+
+/* FD of the energy and the gradient of a term with the fade active (β = B/u, u the wanted B/β) and, if
+ * L, Fang et al.'s adhesion added; EXACT symmetric, GN and PROJECT PSD, translation invariance. Returns
+ * the worst FD relative error. */
+static double check_faded(term *T, double *x, double u, const ct_adhesion_law *L, const char *what)
+{
+    const int d = T->d;
+    ck_assert_int_eq(term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT), CT_OK);
+    T->prm.fade = T->res.field.B / u;
+    if (L) {
+        T->prm.extra = adh_law;
+        T->prm.extra_ctx = L;
+        T->prm.extra_reach = L->da;
+    }
+    ck_assert_int_eq(term_eval(T, x, CT_IMLS_HESSIAN, CT_IMLS_HESS_EXACT), CT_OK);
+    ck_assert_int_eq(T->res.state, CT_IMLS_TERM_ACTIVE);
+    const int n = T->res.n, NX = d * n;
+    const double chi = T->res.chi, E = T->res.energy;
+    int *verts = malloc((size_t)n * sizeof *verts);
+    memcpy(verts, T->verts, (size_t)n * sizeof *verts);
+    double *g = malloc((size_t)NX * sizeof *g), *H = malloc((size_t)NX * NX * sizeof *H);
+    memcpy(g, T->g, (size_t)NX * sizeof *g);
+    memcpy(H, T->H, (size_t)NX * NX * sizeof *H);
+    double *gfd = malloc((size_t)NX * sizeof *gfd), *Hfd = malloc((size_t)NX * NX * sizeof *Hfd);
+    const double h1 = 1e-6, h2 = 1e-5;
+    for (int j = 0; j < NX; ++j) {
+        double *xj = x + d * verts[j / d] + j % d;
+        const double x0 = *xj;
+        *xj = x0 + h1;
+        term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT);
+        const double ep = T->res.energy;
+        *xj = x0 - h1;
+        term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT);
+        gfd[j] = (ep - T->res.energy) / (2 * h1);
+        *xj = x0 + h2;
+        ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
+        ck_assert_int_eq(T->res.n, n);
+        for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = T->g[i];
+        *xj = x0 - h2;
+        ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
+        for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = (Hfd[(size_t)i * NX + j] - T->g[i]) / (2 * h2);
+        *xj = x0;
+    }
+    const double eg = ct_test_diffnorm(g, gfd, (size_t)NX) / ct_test_norm(gfd, (size_t)NX);
+    const double eh = ct_test_diffnorm(H, Hfd, (size_t)NX * NX) / ct_test_norm(Hfd, (size_t)NX * NX);
+    double tr = 0.0;
+    for (int a = 0; a < d; ++a) {
+        double sm = 0.0;
+        for (int v = 0; v < n; ++v) sm += g[d * v + a];
+        tr = fmax(tr, fabs(sm));
+    }
+    tr /= ct_test_norm(g, (size_t)NX);
+    ck_assert_int_eq(term_eval(T, x, CT_IMLS_HESSIAN, CT_IMLS_HESS_GN), CT_OK);
+    ck_assert(ct_test_diffnorm(T->g, g, (size_t)NX) == 0.0);
+    const double mgn = min_eig(T->H, NX), HGn = ct_test_norm(T->H, (size_t)NX * NX), asgn = asym(T->H, NX);
+    ck_assert_int_eq(term_eval(T, x, CT_IMLS_HESSIAN, CT_IMLS_HESS_PROJECT), CT_OK);
+    const double mpr = min_eig(T->H, NX), HPn = ct_test_norm(T->H, (size_t)NX * NX), aspr = asym(T->H, NX);
+    printf("%s: B/beta = %.2f, chi = %.4f, psi = %.4f, E = %.4e, %d dofs: FD gradient %.2e, exact Hessian %.2e; "
+           "translation %.1e; GN min eig %.2e (|H| %.2e), PROJECT min eig %.2e (|H| %.2e)\n",
+           what, u, chi, T->res.psi, E, NX, eg, eh, tr, mgn, HGn, mpr, HPn);
+    ck_assert(chi > 0.0 && chi < 1.0);
+    ck_assert(eg < 1e-6 && eh < 1e-6);
+    ck_assert(tr < 1e-12);
+    ck_assert(asym(H, NX) == 0.0 && asgn == 0.0 && aspr == 0.0);
+    ck_assert(mgn >= -1e-12 * HGn && mpr >= -1e-12 * HPn);
+    free(verts), free(g), free(H), free(gfd), free(Hfd);
+    return fmax(eg, eh);
+}
+
+/* The faded term (B/β = 0.3 and 0.8) in 2D and 3D, with and without Fang et al.'s adhesion (d̂_p = d̂,
+ * d̂_a = 3 d̂, so ψ lies on its softening branch), near the curved bodies of test_curved_*; and the fade is
+ * the identity where B ≥ β (bitwise the unfaded term). */
+START_TEST(test_fade)
+{
+    rng = 0x9e3779b97f4a7c15ull + 7u;
+    double worst = 0.0;
+    for (int dim = 2; dim <= 3; ++dim) {
+        body B;
+        const double o[3] = {-1, -1, -1}, sz[3] = {2, 2, 2};
+        const int cells = dim == 2 ? 8 : 4, c[3] = {cells, cells, cells};
+        const double R = dim == 2 ? 0.55 : 0.9, gap = dim == 2 ? 0.08 : 0.15, dhat = dim == 2 ? 0.15 : 0.25;
+        body_make(&B, dim, o, sz, c, 1, 0.15);
+        const int q = interior_vertex(&B);
+        int samples[128];
+        const int anchor = B.s.bverts[3 % B.s.nbv];
+        const double r = ct_test_norm(B.x + dim * anchor, (size_t)dim);
+        for (int a = 0; a < dim; ++a) B.x[dim * q + a] = B.x[dim * anchor + a] * (1.0 + gap / r);
+        const int k = gather(&B, B.x + dim * q, R, samples, 128);
+        const ct_adhesion_law L = ct_adhesion_law_make(CT_ADH_DISTANCE, dhat, 3.0 * dhat, 5e3);
+        for (int variant = 0; variant < 4; ++variant) {
+            term T;
+            term_init(&T, &B.t, R, dhat, 1e4, q, 0.05, k, samples);
+            char what[96];
+            snprintf(what, sizeof what, "%dD fade%s", dim, variant & 2 ? " + adhesion" : "");
+            worst = fmax(worst, check_faded(&T, B.x, variant & 1 ? 0.8 : 0.3, variant & 2 ? &L : NULL, what));
+            term_free(&T);
+        }
+        /* β below B: bitwise the unfaded term */
+        term T0, T1;
+        term_init(&T0, &B.t, R, 0.3, 1e4, q, 0.05, k, samples);
+        term_init(&T1, &B.t, R, 0.3, 1e4, q, 0.05, k, samples);
+        ck_assert_int_eq(term_eval(&T0, B.x, CT_IMLS_HESSIAN, CT_IMLS_HESS_EXACT), CT_OK);
+        T1.prm.fade = 0.5 * T0.res.field.B;
+        ck_assert_int_eq(term_eval(&T1, B.x, CT_IMLS_HESSIAN, CT_IMLS_HESS_EXACT), CT_OK);
+        const int NX = dim * T0.res.n;
+        ck_assert(T0.res.state == CT_IMLS_TERM_ACTIVE && T1.res.chi == 1.0 && T0.res.energy == T1.res.energy);
+        ck_assert(memcmp(T0.g, T1.g, (size_t)NX * sizeof *T0.g) == 0 && memcmp(T0.H, T1.H, (size_t)NX * NX * sizeof *T0.H) == 0);
+        term_free(&T0), term_free(&T1);
+        body_free(&B);
+    }
+    printf("fade: worst FD rel err %.2e\n", worst);
+    ck_assert(worst > 0.0 && worst < 1e-6);
+}
+END_TEST
+
 /* a flat top face (z = 0.5 in 3D, y = 0.5 in 2D) jittered in its plane, a query at height h above
  * its middle; R small enough that every sample's ring lies in the face */
 static void flat_setup(body *B, int dim)
@@ -589,6 +708,7 @@ static Suite *imls_term_suite(void)
     tcase_add_test(tc, test_flat_plane);
     tcase_add_test(tc, test_curved_2d);
     tcase_add_test(tc, test_curved_3d);
+    tcase_add_test(tc, test_fade);
     tcase_add_test(tc, test_timing);
     suite_add_tcase(s, tc);
     return s;

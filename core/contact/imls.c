@@ -516,3 +516,42 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
         for (int c = r + 1; c < p; ++c) hess[(size_t)c * p + r] = hess[(size_t)r * p + c];
     return CT_OK;
 }
+
+ct_status ct_imls_support(const ct_imls_params *prm, int k, const double *x, const double *pos, double *B,
+                          double *grad, double *hess)
+{
+    if (ct_imls_params_check(prm) != CT_OK || k < 0 || !B || !x || (k > 0 && !pos)) return CT_EINPUT;
+    const int d = prm->dim;
+    const size_t p = (size_t)ct_imls_nvars(d, k);
+    const double R2 = prm->R * prm->R;
+    if (grad) memset(grad, 0, p * sizeof *grad);
+    if (hess) memset(hess, 0, p * p * sizeof *hess);
+    double sum = 0.0;
+    for (int i = 0; i < k; ++i) {
+        double dl[DMAX], r2 = 0.0;
+        for (int a = 0; a < d; ++a) {
+            dl[a] = x[a] - pos[(size_t)i * d + a];
+            r2 += dl[a] * dl[a];
+        }
+        if (!(r2 < R2)) continue;
+        const double u = 1.0 - r2 / R2;
+        sum += u * u * u * u;
+        if (!grad && !hess) continue;
+        double g[DMAX], H[DMAX * DMAX];
+        kernel_d12(d, R2, u, dl, g, hess ? H : NULL);
+        const size_t xo = 0, po = (size_t)d * (1 + (size_t)i); /* x at 0, p_i after it */
+        if (grad)
+            for (int a = 0; a < d; ++a) grad[xo + a] += g[a], grad[po + a] -= g[a];
+        if (hess)
+            for (int a = 0; a < d; ++a)
+                for (int b = 0; b < d; ++b) {
+                    const double h = H[a * d + b];
+                    hess[(xo + a) * p + xo + b] += h;
+                    hess[(po + a) * p + po + b] += h;
+                    hess[(xo + a) * p + po + b] -= h;
+                    hess[(po + a) * p + xo + b] -= h;
+                }
+    }
+    *B = sum;
+    return CT_OK;
+}

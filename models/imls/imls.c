@@ -13,9 +13,10 @@
 #include <string.h>
 
 static const char *const hess_choices[] = {"auto", "gn", "project", "exact", NULL};
+static const char *const variant_choices[] = {"distance", "squared", NULL};
 
 enum { P_DHAT, P_KAPPA, P_KAPPA_SCALE, P_RADIUS, P_RFACTOR, P_SIGMA_F, P_SIGMA_N, P_ITERS, P_HESS, P_MARGIN, P_CCD_S,
-       P_NPARAMS };
+       P_FADE, P_EPS_C, P_DHAT_P, P_DHAT_A, P_VARIANT, P_Y_OBS, P_NPARAMS };
 
 static const ct_param_spec imls_params[] = {
     [P_DHAT] = {"dhat", CT_PARAM_REAL, 1e-3, "m", 0, INFINITY, CT_PARAM_MIN_EXCL, NULL,
@@ -54,13 +55,63 @@ static const ct_param_spec imls_params[] = {
                   0},
     [P_CCD_S] = {"ccd_s", CT_PARAM_REAL, 0.1, "", 0, 1, CT_PARAM_MIN_EXCL | CT_PARAM_MAX_EXCL, NULL,
                  "step-size rule: a step may close a query's distance bound to this fraction", 0},
+    [P_FADE] = {"fade", CT_PARAM_REAL, 0.05, "", 0, INFINITY, 0, NULL,
+                "a term whose kernel sum B = Σ φ_i is below fade is multiplied by a C² smoothstep of B/fade, so it "
+                "vanishes smoothly where the query leaves the field's support (0: the term jumps to 0 there)",
+                0},
+    [P_EPS_C] = {"eps_c", CT_PARAM_REAL, 0, "", 0, INFINITY, 0, NULL,
+                 "sticky IMLS: Fang et al.'s normal adhesion a(ψ) on the IMLS distance, critical strain ε_c: peak "
+                 "pressure Y·ε_c at d̂_p, Y the smaller Young's modulus of the pair (0: no adhesion)",
+                 0},
+    [P_DHAT_P] = {"dhat_p", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
+                  "distance of the peak adhesion pressure d̂_p (auto: d̂)", 1},
+    [P_DHAT_A] = {"dhat_a", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
+                  "adhesion activation distance d̂_a > d̂_p (auto: 2 d̂)", 1},
+    [P_VARIANT] = {"adhesion_variant", CT_PARAM_CHOICE, 0, "", 0, 0, 0, variant_choices,
+                   "distance: a(ψ) piecewise quadratic in ψ (the paper); squared: in ψ² (models/ipc_adhesion)", 0},
+    [P_Y_OBS] = {"young_obstacle", CT_PARAM_REAL, 0, "Pa", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
+                 "Y of participants without a material (half-spaces, kinematic bodies) for adhesion (auto: the "
+                 "other participant's)",
+                 1},
     [P_NPARAMS] = {NULL},
 };
+
+/* Sticky IMLS: the laws of every participant pair (as models/ipc_adhesion: Y the smaller of the two
+ * Young's moduli, a participant without a material takes young_obstacle or the other's). */
+static ct_status adhesion_init(imls_state *st, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
+{
+    const double eps_c = prm->value[P_EPS_C];
+    st->reach = st->dhat;
+    st->np = c->nbodies + c->nobstacles;
+    if (!(eps_c > 0.0)) return CT_OK;
+    const double da = prm->is_auto[P_DHAT_A] ? 2.0 * st->dhat : prm->value[P_DHAT_A];
+    const double dp = prm->is_auto[P_DHAT_P] ? st->dhat : prm->value[P_DHAT_P];
+    if (!(dp < da))
+        return ct_diag_add(diag, CT_EINPUT, "/contact/dhat_p: d̂_p = %g m must be below d̂_a = %g m", dp, da);
+    prm->value[P_DHAT_A] = da;
+    prm->value[P_DHAT_P] = dp;
+    const ct_adhesion_variant var = (int)prm->value[P_VARIANT] == 1 ? CT_ADH_SQUARED : CT_ADH_DISTANCE;
+    const double y_obs = prm->is_auto[P_Y_OBS] ? NAN : prm->value[P_Y_OBS];
+    const int np = st->np;
+    st->law = malloc((size_t)np * (size_t)np * sizeof *st->law);
+    if (!st->law) return CT_ENOMEM;
+    for (int a = 0; a < np; ++a)
+        for (int b = 0; b < np; ++b) {
+            double ya = c->part_young ? c->part_young[a] : NAN, yb = c->part_young ? c->part_young[b] : NAN;
+            if (!isfinite(ya)) ya = y_obs;
+            if (!isfinite(yb)) yb = y_obs;
+            const double y = isfinite(ya) && isfinite(yb) ? fmin(ya, yb) : isfinite(ya) ? ya : isfinite(yb) ? yb : 0.0;
+            st->law[a * np + b] = ct_adhesion_law_make(var, dp, da, y * eps_c);
+        }
+    st->reach = fmax(st->dhat, da);
+    return CT_OK;
+}
 
 static void imls_destroy(void *p)
 {
     imls_state *st = p;
     imls_fields_free(st);
+    free(st->law);
 }
 
 static ct_status imls_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
@@ -73,6 +124,8 @@ static ct_status imls_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_dia
     st->dhat = prm->value[P_DHAT];
     st->ccd_s = prm->value[P_CCD_S];
     st->margin_frac = prm->value[P_MARGIN];
+    ct_status sa = adhesion_init(st, c, prm, diag);
+    if (sa != CT_OK) return sa;
     st->kappa_auto = prm->is_auto[P_KAPPA];
     if (st->kappa_auto) {
         double Emin = INFINITY;
@@ -111,6 +164,7 @@ static ct_status imls_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_dia
     fp.sigma_f = prm->value[P_SIGMA_F];
     fp.sigma_n = prm->value[P_SIGMA_N];
     fp.iters = (int)prm->value[P_ITERS];
+    st->fade = prm->value[P_FADE];
     ct_status s = imls_fields_init(st, c, Rg, fac, &fp, st->safe_mode, diag);
     free(Rg), free(fac);
     if (s != CT_OK) return s;
@@ -208,7 +262,7 @@ static double min_distance(const imls_state *st, const ct_step_ctx *c, const dou
             const double *xq = x + (size_t)st->qv[k] * st->dim;
             double d = 0.0;
             for (int a = 0; a < st->dim; ++a) d += c->obstacles[o].normal[a] * (xq[a] - c->obstacles[o].point[a]);
-            if (d < st->dhat) dmin = fmin(dmin, d);
+            if (d < st->reach) dmin = fmin(dmin, d);
         }
     return dmin;
 }
@@ -236,20 +290,33 @@ static ct_status imls_end_step(void *p, const ct_step_ctx *c, const double *x, c
     return CT_OK;
 }
 
-static void book(ct_force_report *r, int A, int B, const double *fa, int dim, int count)
+/* Book the force fa on A from B (and its reaction) in category cat; count the pair in `count` (NULL:
+ * no count). */
+static void book(ct_force_report *r, int A, int B, const double *fa, int dim, ct_force_category cat, int *count)
 {
-    double *FA = ct_force_report_at(r, A, B, CT_FORCE_BARRIER), *FB = ct_force_report_at(r, B, A, CT_FORCE_BARRIER);
+    double *FA = ct_force_report_at(r, A, B, cat), *FB = ct_force_report_at(r, B, A, cat);
     for (int d = 0; d < dim; ++d) FA[d] += fa[d], FB[d] -= fa[d];
     if (count) {
-        r->active_pairs[A * r->np + B]++;
-        if (A != B) r->active_pairs[B * r->np + A]++;
+        count[A * r->np + B]++;
+        if (A != B) count[B * r->np + A]++;
     }
 }
 
-/* The barrier forces between participants: a body–body term's gradient over its stencil splits into
- * the query's body (the query vertex) and the field's body (the samples and their rings); the two
- * parts are opposite (the term is translation invariant), booked as the force on the query's body
- * and its reaction. A half-space takes the reaction of the vertex. */
+/* The force of a term's gradient (over its stencil) on the query's body A: −Σ over A's vertices */
+static void query_force(const ct_step_ctx *c, const imls_work *w, int n, int A, int dim, double *fa)
+{
+    fa[0] = fa[1] = fa[2] = 0.0;
+    for (int u = 0; u < n; ++u)
+        if (c->vert_part[w->verts[u]] == A)
+            for (int d = 0; d < dim; ++d) fa[d] -= w->grad[u * dim + d];
+}
+
+/* The forces between participants by category: a body–body term's gradient over its stencil splits into
+ * the query's body (the query vertex) and the field's body (the samples and their rings); the two parts
+ * are opposite (the term is translation invariant), booked as the force on the query's body and its
+ * reaction. With adhesion the term's barrier part (ψ < d̂) is evaluated alone and the adhesion's is the
+ * rest (the gradient is linear in the density). Active pairs: the barrier acts (ψ < d̂); bonded: the
+ * adhesion's law is nonzero there (ψ < d̂_a). A half-space takes the reaction of the vertex. */
 static ct_status imls_forces(void *p, const ct_step_ctx *c, const double *x, ct_force_report *out)
 {
     imls_state *st = p;
@@ -266,36 +333,43 @@ static ct_status imls_forces(void *p, const ct_step_ctx *c, const double *x, ct_
             nsum += st->nsup[t];
             nact++;
         }
-    imls_work w;
-    s = imls_work_alloc(&w, st, kmax, CT_IMLS_GRADIENT, CT_IMLS_HESS_GN);
-    if (s != CT_OK) return s;
+    imls_work w = {0};
+    s = imls_work_ensure(&w, st, kmax, CT_IMLS_GRADIENT, CT_IMLS_HESS_GN);
+    if (s != CT_OK) {
+        imls_work_free(&w);
+        return s;
+    }
     for (long t = 0; t < st->nterm && s == CT_OK; ++t) {
         if (st->tstate[t] != CT_IMLS_TERM_ACTIVE) continue;
-        int n = 0;
-        s = imls_term_gradient(st, x, t, &w, &n);
-        double fa[3] = {0, 0, 0};
         const int A = st->term[t].qb, B = st->term[t].fb;
-        for (int u = 0; u < n; ++u)
-            if (c->vert_part[w.verts[u]] == A)
-                for (int d = 0; d < dim; ++d) fa[d] -= w.grad[u * dim + d];
-        book(out, A, B, fa, dim, 1);
+        const int sticky = imls_law(st, A, B) != NULL;
+        int n = 0;
+        double ftot[3], fbar[3] = {0, 0, 0};
+        s = imls_term_gradient(st, x, t, 1, &w, &n);
+        query_force(c, &w, n, A, dim, ftot);
+        if (s == CT_OK && sticky && st->psi[t] < st->dhat) { /* the barrier alone */
+            s = imls_term_gradient(st, x, t, 0, &w, &n);
+            query_force(c, &w, n, A, dim, fbar);
+        } else if (!sticky) {
+            memcpy(fbar, ftot, sizeof fbar);
+        }
+        if (st->psi[t] < st->dhat) book(out, A, B, fbar, dim, CT_FORCE_BARRIER, out->active_pairs);
+        if (sticky) {
+            const double fadh[3] = {ftot[0] - fbar[0], ftot[1] - fbar[1], ftot[2] - fbar[2]};
+            book(out, A, B, fadh, dim, CT_FORCE_ADHESION_NORMAL, out->bonded_pairs);
+        }
     }
     imls_work_free(&w);
     if (s != CT_OK) return s;
-    for (int o = 0; o < st->nobs; ++o) {
-        const ct_obstacle *ob = &c->obstacles[o];
+    for (int o = 0; o < st->nobs; ++o)
         for (int k = 0; k < st->nq; ++k) {
-            const double *xq = x + (size_t)st->qv[k] * dim;
-            double d = 0.0;
-            for (int a = 0; a < dim; ++a) d += ob->normal[a] * (xq[a] - ob->point[a]);
-            if (!(d > 0.0 && d < st->dhat)) continue;
-            double b1 = 0.0;
-            ct_barrier(d, st->dhat, &b1, NULL);
-            double fa[3] = {0, 0, 0};
-            for (int a = 0; a < dim; ++a) fa[a] = -st->qw[k] * st->kappa * b1 * ob->normal[a];
-            book(out, st->qbody[k], st->nbodies + o, fa, dim, 1);
+            double fb[3] = {0, 0, 0}, fa[3] = {0, 0, 0};
+            if (!imls_halfspace_force(st, c, x, k, o, fb, fa)) continue;
+            const int A = st->qbody[k], B = st->nbodies + o;
+            const double d = fabs(fb[0]) + fabs(fb[1]) + fabs(fb[2]);
+            if (d > 0.0) book(out, A, B, fb, dim, CT_FORCE_BARRIER, out->active_pairs);
+            if (imls_law(st, A, B)) book(out, A, B, fa, dim, CT_FORCE_ADHESION_NORMAL, out->bonded_pairs);
         }
-    }
     int ns = out->nscalars < 6 ? out->nscalars : 6;
     out->nscalars = ns;
     const double vals[6] = {st->kappa, min_distance(st, c, x), (double)nact, (double)smax,
@@ -310,7 +384,8 @@ static ct_status imls_forces(void *p, const ct_step_ctx *c, const double *x, ct_
 const ct_model_type ct_model_imls = {
     .name = "imls",
     .summary = "smooth contact on robust IMLS surfaces (Du et al. 2023): barrier b(ψ) of every surface vertex in the "
-               "other bodies' IMLS distance fields; frictionless, no self-contact",
+               "other bodies' IMLS distance fields, optional Fang et al. normal adhesion a(ψ) (eps_c, sticky IMLS); "
+               "frictionless, no self-contact",
     .family = CT_FAMILY_ENERGY,
     .guarantees = 0, /* not intersection-free by construction: edges may cross between samples */
     .state_size = sizeof(imls_state),

@@ -10,6 +10,7 @@
 #ifndef CT_MODEL_IMLS_H
 #define CT_MODEL_IMLS_H
 
+#include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_imls_term.h"
 #include "contactlab/ct_model.h"
 #include "contactlab/ct_neighbors.h"
@@ -40,10 +41,29 @@ typedef struct imls_term {
 
 /* a half-space term's data is (q, o): no list needed */
 
+/* Thread-local work memory for ct_imls_term_eval and the stencil (imls_terms.c). */
+typedef struct imls_work {
+    double *work;
+    size_t work_len;
+    int *verts;
+    int cap;            /* stencil vertices verts and grad (cap·dim) hold */
+    double *grad, *hess;
+    size_t hcap;        /* doubles in hess */
+    int *samp;
+    int scap;
+    double *y;          /* max_step's trial positions */
+    size_t ycap;
+} imls_work;
+
 typedef struct imls_state {
     int dim, nx, nbodies, nobs;
     double dhat, kappa, kappa_max, ccd_s, margin_frac;
+    double reach;                /* a term acts for ψ < reach: d̂, or max(d̂, d̂_a) with adhesion */
+    double fade;                 /* the terms' fade β (ct_imls_term_params.fade) */
     int kappa_auto;
+    /* sticky IMLS: Fang et al.'s normal adhesion a(ψ) per participant pair (NULL: off) */
+    int np;                      /* participants: bodies, then half-spaces */
+    ct_adhesion_law *law;        /* np²: the law of (a, b), Y = the smaller Young's modulus */
     ct_imls_hess_mode safe_mode; /* the Hessian mode outside the core's exact iterations */
     ct_vnormal_topo topo;        /* vertex normals over the whole contact surface */
     imls_field *field;           /* nbodies */
@@ -72,17 +92,11 @@ typedef struct imls_state {
     double prev_min_dist;
     long n_list_builds;
     const char *scalar_names[6];
+    imls_work *pool;             /* one work per thread, kept across calls */
+    int npool;
 } imls_state;
 
-/* Thread-local work memory for ct_imls_term_eval and the stencil (imls_terms.c). */
-typedef struct imls_work {
-    double *work;
-    size_t work_len;
-    int *verts;
-    int cap;
-    double *grad, *hess;
-    int *samp;
-} imls_work;
+
 
 double imls_now(void);
 
@@ -97,12 +111,24 @@ ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
 ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double *x, double *g);
 ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *x, ct_imls_hess_mode mode,
                             ct_triplets *H);
-/* The term t's gradient over its stencil at x_eval (an ACTIVE term): verts (n), grad (n·dim). */
-ct_status imls_term_gradient(imls_state *st, const double *x, long t, imls_work *w, int *n);
-/* The half-space terms of vertex q at x: energy, and with g the gradient added. */
+/* The term t's gradient over its stencil at x_eval (an ACTIVE term): verts (n), grad (n·dim); with_law
+ * 0: the barrier's part alone (n = 0 where only the adhesion acts). */
+ct_status imls_term_gradient(imls_state *st, const double *x, long t, int with_law, imls_work *w, int *n);
+/* The half-space terms at x: energy, and with g the gradient added. */
 double imls_halfspace_energy(const imls_state *st, const ct_step_ctx *c, const double *x, double *g);
+/* The force on query k's vertex from half-space o, the barrier's (fb) and the adhesion's (fa); 0 if none. */
+int imls_halfspace_force(const imls_state *st, const ct_step_ctx *c, const double *x, int k, int o, double *fb,
+                         double *fa);
+/* The adhesion law of participants (a, b), NULL when it is zero (or adhesion is off). */
+const ct_adhesion_law *imls_law(const imls_state *st, int a, int b);
+/* Term parameters of tm: its field's, with the pair's adhesion law when with_law. */
+void imls_term_prm(const imls_state *st, const imls_term *tm, int with_law, ct_imls_term_params *out);
 ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, const double *dx, double *alpha);
-ct_status imls_work_alloc(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode);
+ct_status imls_work_ensure(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode);
+double *imls_work_y(imls_work *w, size_t n);
 void imls_work_free(imls_work *w);
+/* the per-thread works (st->pool): reserve before a parallel region, then each thread takes its own */
+ct_status imls_pool_reserve(imls_state *st, int nthreads);
+imls_work *imls_thread_work(imls_state *st);
 
 #endif

@@ -6,10 +6,14 @@
  * README.md states the formulas and the rules. */
 #include "imls_model.h"
 
+#include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_barrier.h"
 #include "contactlab/ct_parallel.h"
 
 #include <float.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,23 +35,47 @@ static double dist2(const double *a, const double *b, int dim)
 
 /* ---------- work memory ---------- */
 
-ct_status imls_work_alloc(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode)
+/* Grow w to the sizes ct_imls_term_eval needs for kmax samples (what, mode); keeps larger buffers. */
+ct_status imls_work_ensure(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode)
 {
-    memset(w, 0, sizeof *w);
     if (kmax < 1) kmax = 1;
-    w->cap = ct_imls_term_stencil_cap(&st->topo, kmax);
-    w->work_len = ct_imls_term_work_size(&st->topo, kmax, w->cap, what, mode);
-    const size_t N = (size_t)w->cap * (size_t)st->dim;
-    w->work = malloc((w->work_len + 1) * sizeof *w->work);
-    w->verts = malloc((size_t)w->cap * sizeof *w->verts);
-    w->grad = malloc((N + 1) * sizeof *w->grad);
-    w->samp = malloc((size_t)kmax * sizeof *w->samp);
-    if (what == CT_IMLS_HESSIAN) w->hess = malloc((N * N + 1) * sizeof *w->hess);
-    if (!w->work || !w->verts || !w->grad || !w->samp || (what == CT_IMLS_HESSIAN && !w->hess)) {
-        imls_work_free(w);
-        return CT_ENOMEM;
+    const int cap = ct_imls_term_stencil_cap(&st->topo, kmax);
+    const size_t wl = ct_imls_term_work_size(&st->topo, kmax, cap, what, mode);
+    const size_t N = (size_t)cap * (size_t)st->dim, nh = what == CT_IMLS_HESSIAN ? N * N : 0;
+    if (wl > w->work_len) {
+        free(w->work);
+        w->work = malloc(wl * sizeof *w->work);
+        w->work_len = w->work ? wl : 0;
     }
+    if (cap > w->cap) {
+        free(w->verts), free(w->grad);
+        w->verts = malloc((size_t)cap * sizeof *w->verts);
+        w->grad = malloc(N * sizeof *w->grad);
+        w->cap = w->verts && w->grad ? cap : 0;
+    }
+    if (kmax > w->scap) {
+        free(w->samp);
+        w->samp = malloc((size_t)kmax * sizeof *w->samp);
+        w->scap = w->samp ? kmax : 0;
+    }
+    if (nh > w->hcap) {
+        free(w->hess);
+        w->hess = malloc(nh * sizeof *w->hess);
+        w->hcap = w->hess ? nh : 0;
+    }
+    if (w->work_len < wl || w->cap < cap || w->scap < kmax || w->hcap < nh) return CT_ENOMEM;
     return CT_OK;
+}
+
+/* A positions buffer of n doubles in w (max_step's trial points). */
+double *imls_work_y(imls_work *w, size_t n)
+{
+    if (n > w->ycap) {
+        free(w->y);
+        w->y = malloc(n * sizeof *w->y);
+        w->ycap = w->y ? n : 0;
+    }
+    return w->y;
 }
 
 void imls_work_free(imls_work *w)
@@ -57,7 +85,30 @@ void imls_work_free(imls_work *w)
     free(w->grad);
     free(w->hess);
     free(w->samp);
+    free(w->y);
     memset(w, 0, sizeof *w);
+}
+
+/* The pool: one work per thread, kept across calls (a 3D Hessian pass needs megabytes per thread; fresh
+ * allocations in every pass cost more than the pass on a busy machine). */
+ct_status imls_pool_reserve(imls_state *st, int nthreads)
+{
+    if (nthreads <= st->npool) return CT_OK;
+    imls_work *np = realloc(st->pool, (size_t)nthreads * sizeof *np);
+    if (!np) return CT_ENOMEM;
+    memset(np + st->npool, 0, (size_t)(nthreads - st->npool) * sizeof *np);
+    st->pool = np;
+    st->npool = nthreads;
+    return CT_OK;
+}
+
+imls_work *imls_thread_work(imls_state *st)
+{
+#ifdef _OPENMP
+    return &st->pool[omp_get_thread_num()];
+#else
+    return &st->pool[0];
+#endif
 }
 
 /* ---------- fields ---------- */
@@ -86,6 +137,10 @@ void imls_fields_free(imls_state *st)
     free(st->tstate);
     free(st->sup);
     free(st->nsup);
+    for (int i = 0; i < st->npool; ++i) imls_work_free(&st->pool[i]);
+    free(st->pool);
+    st->pool = NULL;
+    st->npool = 0;
 }
 
 /* circumradius of a triangle */
@@ -167,15 +222,17 @@ ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, const double *R
         imls_field *f = &st->field[b];
         f->ebar = ecnt[b] ? esum[b] / (double)ecnt[b] : 0.0;
         double R = isfinite(R_given[b]) ? R_given[b] : R_factor[b] * f->ebar;
-        /* a query within d̂ of the surface must be well inside some sample's support: a surface point
-           is within hcov of a sample, so such a query is within √(d̂² + hcov²) of one */
-        const double Rmin = 1.25 * sqrt(st->dhat * st->dhat + f->hcov * f->hcov);
+        /* a query within reach (d̂, or d̂_a with adhesion) of the surface must be well inside some
+           sample's support: a surface point is within hcov of a sample, so such a query is within
+           √(reach² + hcov²) of one */
+        const double Rmin = 1.25 * sqrt(st->reach * st->reach + f->hcov * f->hcov);
         if (!isfinite(R_given[b]) && R < Rmin) R = Rmin;
         f->R = R;
         ct_imls_term_params_default(&f->prm, dim, R, st->dhat, st->kappa);
         f->prm.field = *fp;
         f->prm.field.R = R;
         f->prm.hess = mode;
+        f->prm.fade = st->fade;
         if (f->n > 0 && !(R > 0.0)) {
             free(esum);
             free(ecnt);
@@ -184,8 +241,8 @@ ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, const double *R
         }
         if (f->n > 0 && isfinite(R_given[b]) && R_given[b] < Rmin)
             ct_diag_add(diag, CT_OK,
-                        "warning: /contact/radius: %g m is below 1.25·√(d̂² + h²) = %g m for body \"%s\" (h = %g m, the "
-                        "largest distance from its surface to a sample): queries within d̂ may find no support",
+                        "warning: /contact/radius: %g m is below 1.25·√(reach² + h²) = %g m for body \"%s\" (h = %g m, the "
+                        "largest distance from its surface to a sample): queries within reach may find no support",
                         R_given[b], Rmin, c->part_names[b], f->hcov);
     }
     free(esum);
@@ -338,6 +395,29 @@ static ct_status ensure_list(imls_state *st, const ct_step_ctx *c, const double 
     return CT_OK;
 }
 
+const ct_adhesion_law *imls_law(const imls_state *st, int a, int b)
+{
+    if (!st->law) return NULL;
+    const ct_adhesion_law *L = &st->law[a * st->np + b];
+    return L->y_eps > 0.0 ? L : NULL;
+}
+
+static double adhesion_fn(const void *ctx, double psi, double *d1, double *d2)
+{
+    return ct_adhesion(ctx, psi, d1, d2);
+}
+
+void imls_term_prm(const imls_state *st, const imls_term *tm, int with_law, ct_imls_term_params *out)
+{
+    *out = st->field[tm->fb].prm;
+    const ct_adhesion_law *L = with_law ? imls_law(st, tm->qb, tm->fb) : NULL;
+    if (L) {
+        out->extra = adhesion_fn;
+        out->extra_ctx = L;
+        out->extra_reach = L->da;
+    }
+}
+
 /* The candidates of term t within the field's R at x into out; returns their count. */
 static int support_of(const imls_state *st, const imls_term *t, const double *x, int *out)
 {
@@ -354,43 +434,90 @@ static int support_of(const imls_state *st, const imls_term *t, const double *x,
 
 /* ---------- half-spaces ---------- */
 
+/* The density of a vertex at distance d in front of half-space o, κ b(d) (+ a(d) with adhesion), and its
+ * first two derivatives; 0 beyond the reach, +∞ for d ≤ 0. */
+static double hs_density(const imls_state *st, int qb, int o, double d, double *d1, double *d2)
+{
+    *d1 = *d2 = 0.0;
+    if (!(d > 0.0)) return INFINITY;
+    double e = 0.0;
+    if (d < st->dhat) {
+        double b1 = 0.0, b2 = 0.0;
+        e = st->kappa * ct_barrier(d, st->dhat, &b1, &b2);
+        *d1 = st->kappa * b1;
+        *d2 = st->kappa * b2;
+    }
+    const ct_adhesion_law *L = imls_law(st, qb, st->nbodies + o);
+    if (L && d < L->da) {
+        double a1 = 0.0, a2 = 0.0;
+        e += ct_adhesion(L, d, &a1, &a2);
+        *d1 += a1;
+        *d2 += a2;
+    }
+    return e;
+}
+
+/* distance of query k in front of half-space o */
+static double hs_dist(const imls_state *st, const ct_step_ctx *c, const double *x, int k, int o)
+{
+    const ct_obstacle *ob = &c->obstacles[o];
+    const double *xq = x + (size_t)st->qv[k] * st->dim;
+    double d = 0.0;
+    for (int a = 0; a < st->dim; ++a) d += ob->normal[a] * (xq[a] - ob->point[a]);
+    return d;
+}
+
 double imls_halfspace_energy(const imls_state *st, const ct_step_ctx *c, const double *x, double *g)
 {
     const int dim = st->dim;
     double E = 0.0;
-    for (int o = 0; o < st->nobs; ++o) {
-        const ct_obstacle *ob = &c->obstacles[o];
+    for (int o = 0; o < st->nobs; ++o)
         for (int k = 0; k < st->nq; ++k) {
-            const double *xq = x + (size_t)st->qv[k] * dim;
-            double d = 0.0;
-            for (int a = 0; a < dim; ++a) d += ob->normal[a] * (xq[a] - ob->point[a]);
-            if (d >= st->dhat) continue;
-            double b1 = 0.0;
-            const double b = d > 0.0 ? ct_barrier(d, st->dhat, &b1, NULL) : INFINITY;
-            E += st->qw[k] * st->kappa * b;
+            const double d = hs_dist(st, c, x, k, o);
+            if (!(d < st->reach)) continue;
+            double d1, d2;
+            E += st->qw[k] * hs_density(st, st->qbody[k], o, d, &d1, &d2);
             if (g && d > 0.0)
-                for (int a = 0; a < dim; ++a) g[(size_t)st->qv[k] * dim + a] += st->qw[k] * st->kappa * b1 * ob->normal[a];
+                for (int a = 0; a < dim; ++a) g[(size_t)st->qv[k] * dim + a] += st->qw[k] * d1 * c->obstacles[o].normal[a];
         }
-    }
     return E;
 }
 
-static ct_status halfspace_hessian(const imls_state *st, const ct_step_ctx *c, const double *x, ct_triplets *H)
+/* The half-space term of query k and obstacle o: its force on the vertex split into the barrier's and
+ * the adhesion's (fb, fa: dim each); returns 0 when the term is zero. */
+int imls_halfspace_force(const imls_state *st, const ct_step_ctx *c, const double *x, int k, int o, double *fb,
+                         double *fa)
+{
+    const double d = hs_dist(st, c, x, k, o);
+    if (!(d > 0.0 && d < st->reach)) return 0;
+    double b1 = 0.0, a1 = 0.0;
+    if (d < st->dhat) ct_barrier(d, st->dhat, &b1, NULL);
+    const ct_adhesion_law *L = imls_law(st, st->qbody[k], st->nbodies + o);
+    if (L && d < L->da) ct_adhesion(L, d, &a1, NULL);
+    for (int a = 0; a < st->dim; ++a) {
+        fb[a] = -st->qw[k] * st->kappa * b1 * c->obstacles[o].normal[a];
+        fa[a] = -st->qw[k] * a1 * c->obstacles[o].normal[a];
+    }
+    return 1;
+}
+
+/* exact: the density's second derivative as it is; else clipped at 0 (adhesion's softening branch) */
+static ct_status halfspace_hessian(const imls_state *st, const ct_step_ctx *c, const double *x, int exact,
+                                   ct_triplets *H)
 {
     const int dim = st->dim;
     for (int o = 0; o < st->nobs; ++o) {
         const ct_obstacle *ob = &c->obstacles[o];
         for (int k = 0; k < st->nq; ++k) {
             const int q = st->qv[k];
-            const double *xq = x + (size_t)q * dim;
-            double d = 0.0;
-            for (int a = 0; a < dim; ++a) d += ob->normal[a] * (xq[a] - ob->point[a]);
-            if (!(d > 0.0 && d < st->dhat)) continue;
-            double b1 = 0.0, b2 = 0.0;
-            ct_barrier(d, st->dhat, &b1, &b2);
+            const double d = hs_dist(st, c, x, k, o);
+            if (!(d > 0.0 && d < st->reach)) continue;
+            double d1, d2;
+            hs_density(st, st->qbody[k], o, d, &d1, &d2);
+            if (!exact && d2 < 0.0) d2 = 0.0;
             double h[9];
             for (int a = 0; a < dim; ++a)
-                for (int bb = 0; bb < dim; ++bb) h[a * dim + bb] = st->qw[k] * st->kappa * b2 * ob->normal[a] * ob->normal[bb];
+                for (int bb = 0; bb < dim; ++bb) h[a * dim + bb] = st->qw[k] * d2 * ob->normal[a] * ob->normal[bb];
             ct_status s = ct_triplets_add_block(H, &q, 1, dim, h);
             if (s != CT_OK) return s;
         }
@@ -408,6 +535,7 @@ static double term_energy(long i, const void *ctx)
 
 ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
 {
+    if (imls_pool_reserve(st, ct_threads(c->threads)) != CT_OK) return CT_ENOMEM;
     const size_t nxd = (size_t)st->nx * st->dim;
     if (st->eval_valid && memcmp(st->x_eval, x, nxd * sizeof *x) == 0) return CT_OK;
     ct_status s = ensure_list(st, c, x);
@@ -418,8 +546,8 @@ ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
     int status = CT_OK;
 #pragma omp parallel num_threads(ct_threads(c->threads))
     {
-        imls_work w;
-        int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
+        imls_work *w = imls_thread_work(st);
+        int sl = imls_work_ensure(w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
 #pragma omp for schedule(dynamic, 16)
         for (long t = 0; t < st->nterm; ++t) {
             const imls_term *tm = &st->term[t];
@@ -430,9 +558,11 @@ ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
             st->tstate[t] = CT_IMLS_TERM_OFF;
             if (sl != CT_OK || st->nsup[t] == 0) continue;
             ct_imls_term_result r;
+            ct_imls_term_params prm;
+            imls_term_prm(st, tm, 1, &prm);
             int n = 0;
-            ct_status e = ct_imls_term_eval(&st->field[tm->fb].prm, &st->topo, x, tm->q, tm->w, st->nsup[t], sp,
-                                            CT_IMLS_VALUE, w.work, w.work_len, &r, &n, 0, NULL, NULL);
+            ct_status e = ct_imls_term_eval(&prm, &st->topo, x, tm->q, tm->w, st->nsup[t], sp,
+                                            CT_IMLS_VALUE, w->work, w->work_len, &r, &n, 0, NULL, NULL);
             if (e != CT_OK) {
                 sl = e;
                 continue;
@@ -445,7 +575,6 @@ ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
 #pragma omp atomic write
             status = sl;
         }
-        imls_work_free(&w);
     }
     if (status != CT_OK) return (ct_status)status;
     double E = ct_sum_fixed_chunks(st->nterm, term_energy, st, c->threads);
@@ -502,6 +631,7 @@ static ct_status stencils(const imls_state *st, long **act_out, long *nact_out, 
 
 ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double *x, double *g)
 {
+    if (imls_pool_reserve(st, ct_threads(c->threads)) != CT_OK) return CT_ENOMEM;
     ct_status s = imls_eval_value(st, c, x);
     if (s != CT_OK) return s;
     const double t0 = imls_now();
@@ -518,17 +648,19 @@ ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double 
     int status = CT_OK;
 #pragma omp parallel num_threads(ct_threads(c->threads))
     {
-        imls_work w;
-        int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_GRADIENT, CT_IMLS_HESS_GN);
+        imls_work *w = imls_thread_work(st);
+        int sl = imls_work_ensure(w, st, kmax, CT_IMLS_GRADIENT, CT_IMLS_HESS_GN);
 #pragma omp for schedule(dynamic, 8)
         for (long i = 0; i < nact; ++i) {
             if (sl != CT_OK) continue;
             const long t = act[i];
             const imls_term *tm = &st->term[t];
             ct_imls_term_result r;
+            ct_imls_term_params prm;
+            imls_term_prm(st, tm, 1, &prm);
             const int cap = (int)(vo[i + 1] - vo[i]);
-            ct_status e = ct_imls_term_eval(&st->field[tm->fb].prm, &st->topo, x, tm->q, tm->w, st->nsup[t],
-                                            st->sup + tm->c0, CT_IMLS_GRADIENT, w.work, w.work_len, &r, w.verts, cap,
+            ct_status e = ct_imls_term_eval(&prm, &st->topo, x, tm->q, tm->w, st->nsup[t],
+                                            st->sup + tm->c0, CT_IMLS_GRADIENT, w->work, w->work_len, &r, w->verts, cap,
                                             gb + vo[i] * dim, NULL);
             if (e != CT_OK) sl = e;
             else if (r.state != CT_IMLS_TERM_ACTIVE || r.n != cap) sl = CT_ENOTSUP; /* (cannot happen: same x) */
@@ -537,7 +669,6 @@ ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double 
 #pragma omp atomic write
             status = sl;
         }
-        imls_work_free(&w);
     }
     if (status == CT_OK) {
         for (long i = 0; i < nact; ++i) /* in term order: the same sums for any thread count */
@@ -564,6 +695,7 @@ static size_t block_count(const int *v, int n, int dim, int upper)
 ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *x, ct_imls_hess_mode mode,
                             ct_triplets *H)
 {
+    if (imls_pool_reserve(st, ct_threads(c->threads)) != CT_OK) return CT_ENOMEM;
     ct_status s = imls_eval_value(st, c, x);
     if (s != CT_OK) return s;
     const double t0 = imls_now();
@@ -589,19 +721,20 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
     int status = CT_OK;
 #pragma omp parallel num_threads(ct_threads(c->threads))
     {
-        imls_work w;
-        int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_HESSIAN, mode);
+        imls_work *w = imls_thread_work(st);
+        int sl = imls_work_ensure(w, st, kmax, CT_IMLS_HESSIAN, mode);
 #pragma omp for schedule(dynamic, 4)
         for (long i = 0; i < nact; ++i) {
             if (sl != CT_OK) continue;
             const long t = act[i];
             const imls_term *tm = &st->term[t];
-            ct_imls_term_params prm = st->field[tm->fb].prm;
+            ct_imls_term_params prm;
+            imls_term_prm(st, tm, 1, &prm);
             prm.hess = mode;
             ct_imls_term_result r;
             const int n = (int)(vo[i + 1] - vo[i]), nd = n * dim;
             ct_status e = ct_imls_term_eval(&prm, &st->topo, x, tm->q, tm->w, st->nsup[t], st->sup + tm->c0,
-                                            CT_IMLS_HESSIAN, w.work, w.work_len, &r, w.verts, w.cap, w.grad, w.hess);
+                                            CT_IMLS_HESSIAN, w->work, w->work_len, &r, w->verts, w->cap, w->grad, w->hess);
             if (e != CT_OK) {
                 sl = e;
                 continue;
@@ -621,7 +754,7 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
                             if (v[a] > v[b]) continue;
                             kend = jb + 1;
                         }
-                        const double *hc = w.hess + (size_t)lj * nd + a * dim;
+                        const double *hc = w->hess + (size_t)lj * nd + a * dim;
                         for (int ka = 0; ka < kend; ++ka) {
                             trow[k] = v[a] * dim + ka;
                             tcol[k] = col;
@@ -634,22 +767,23 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
 #pragma omp atomic write
             status = sl;
         }
-        imls_work_free(&w);
     }
     if (status == CT_OK) {
         H->n = off[nact];
-        status = halfspace_hessian(st, c, x, H);
+        status = halfspace_hessian(st, c, x, mode == CT_IMLS_HESS_EXACT, H);
     }
     free(off), free(act), free(vo), free(vb);
     st->t_terms += imls_now() - t0;
     return (ct_status)status;
 }
 
-ct_status imls_term_gradient(imls_state *st, const double *x, long t, imls_work *w, int *n)
+ct_status imls_term_gradient(imls_state *st, const double *x, long t, int with_law, imls_work *w, int *n)
 {
     const imls_term *tm = &st->term[t];
     ct_imls_term_result r;
-    ct_status e = ct_imls_term_eval(&st->field[tm->fb].prm, &st->topo, x, tm->q, tm->w, st->nsup[t], st->sup + tm->c0,
+    ct_imls_term_params prm;
+    imls_term_prm(st, tm, with_law, &prm);
+    ct_status e = ct_imls_term_eval(&prm, &st->topo, x, tm->q, tm->w, st->nsup[t], st->sup + tm->c0,
                                     CT_IMLS_GRADIENT, w->work, w->work_len, &r, w->verts, w->cap, w->grad, NULL);
     *n = e == CT_OK && r.state == CT_IMLS_TERM_ACTIVE ? r.n : 0;
     return e;
@@ -766,6 +900,7 @@ static double rec_bound(const imls_state *st, const ms_list *L, const ms_rec *r,
  * Queries that stay farther than R from every sample never have a term. */
 ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, const double *dx, double *alpha_out)
 {
+    if (imls_pool_reserve(st, ct_threads(c->threads)) != CT_OK) return CT_ENOMEM;
     const int dim = st->dim, nb = st->nbodies;
     const double s_ccd = st->ccd_s;
     double alpha = 1.0;
@@ -879,9 +1014,9 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
     double abound = alpha;
 #pragma omp parallel num_threads(ct_threads(c->threads))
     {
-        imls_work w;
-        int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
-        double *y = malloc((nxd + 1) * sizeof *y);
+        imls_work *w = imls_thread_work(st);
+        int sl = imls_work_ensure(w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
+        double *y = sl == CT_OK ? imls_work_y(w, nxd) : NULL;
         if (!y) sl = CT_ENOMEM;
         double al = abound;
 #pragma omp for schedule(dynamic, 16)
@@ -890,7 +1025,7 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
             ms_rec *r = &L.r[i];
             int in = 0;
             ct_status e = CT_OK;
-            double g = rec_bound(st, &L, r, x, dx, 0.0, y, &w, &in, &e);
+            double g = rec_bound(st, &L, r, x, dx, 0.0, y, w, &in, &e);
             if (e != CT_OK) sl = e;
             r->gap = g > 0.0 ? g : 0.0; /* (≤ 0: an infeasible start, no step) */
             if (!(r->rel > 0.0)) continue;
@@ -899,7 +1034,7 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
             for (int it = 0; it < 10000 && t < al && g > stop && e == CT_OK; ++it) {
                 t += 0.9 * (g - floor) / r->rel;
                 if (t >= al) break;
-                g = rec_bound(st, &L, r, x, dx, t, y, &w, &in, &e);
+                g = rec_bound(st, &L, r, x, dx, t, y, w, &in, &e);
             }
             if (e != CT_OK) sl = e;
             al = fmin(al, r->gap > 0.0 ? t : 0.0);
@@ -909,8 +1044,6 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
             abound = fmin(abound, al);
             if (sl != CT_OK) status = sl;
         }
-        free(y);
-        imls_work_free(&w);
     }
     alpha = abound;
     /* 4. the end point check, halving */
@@ -918,9 +1051,9 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
         int bad = 0;
 #pragma omp parallel num_threads(ct_threads(c->threads))
         {
-            imls_work w;
-            int sl = imls_work_alloc(&w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
-            double *y = malloc((nxd + 1) * sizeof *y);
+            imls_work *w = imls_thread_work(st);
+            int sl = imls_work_ensure(w, st, kmax, CT_IMLS_VALUE, CT_IMLS_HESS_GN);
+            double *y = sl == CT_OK ? imls_work_y(w, nxd) : NULL;
             if (!y) sl = CT_ENOMEM;
             int bl = 0;
 #pragma omp for schedule(dynamic, 32)
@@ -929,7 +1062,7 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
                 const ms_rec *r = &L.r[i];
                 int in = 0;
                 ct_status e = CT_OK;
-                const double psi = rec_bound(st, &L, r, x, dx, alpha, y, &w, &in, &e);
+                const double psi = rec_bound(st, &L, r, x, dx, alpha, y, w, &in, &e);
                 if (e != CT_OK) sl = e;
                 else if (in && !(psi > 0.5 * s_ccd * fmin(r->gap, st->dhat))) bl = 1;
             }
@@ -938,8 +1071,6 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
                 bad |= bl;
                 if (sl != CT_OK) status = sl;
             }
-            free(y);
-            imls_work_free(&w);
         }
         if (!bad) break;
         alpha *= 0.5;

@@ -96,4 +96,11 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
                        const double *nrm, ct_imls_mode mode, double *work, size_t work_len,
                        ct_imls_result *res, double *grad, double *hess);
 
+/* The kernel sum B = Σ_i φ(|x − p_i|) of the same k samples (the field's support strength: 0 outside
+ * every sample's support, ≥ 1 on a sample) and, when grad (p doubles) / hess (p², row-major) are given,
+ * its derivatives over the same stencil variables z (zero on the normal slots). No work memory.
+ * CT_EINPUT for bad parameters, k < 0 or a missing B. */
+ct_status ct_imls_support(const ct_imls_params *prm, int k, const double *x, const double *pos, double *B,
+                          double *grad, double *hess);
+
 #endif

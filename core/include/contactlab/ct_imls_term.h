@@ -6,9 +6,11 @@
  *
  * States (the contract the model's energy and line search rely on):
  *   OFF         no sample within R (ψ undefined, ct_imls NO_SUPPORT), a weak support (ct_imls WEAK),
- *               or ψ ≥ d̂: E_t = 0, no stencil (res.n = 0), gradient/Hessian not written. b is C²
- *               at d̂ (b = b' = b'' = 0), so dropping the term there is smooth;
- *   ACTIVE      0 < ψ < d̂: E_t = w κ b(ψ) > 0, stencil, gradient, Hessian as asked;
+ *               or ψ ≥ d̂ (ψ ≥ max(d̂, extra_reach) with an extra law): E_t = 0, no stencil (res.n =
+ *               0), gradient/Hessian not written. b is C² at d̂ (b = b' = b'' = 0), so dropping the
+ *               term there is smooth;
+ *   ACTIVE      0 < ψ < d̂ (or the extra law's reach): E_t = w κ b(ψ) (+ w a(ψ)), stencil, gradient,
+ *               Hessian as asked;
  *   INFEASIBLE  ψ ≤ 0 (the query is on or inside the IMLS surface of j): E_t = +∞ (the same
  *               convention as ct_barrier), no stencil, nothing else written. The return status is
  *               still CT_OK: an infeasible trial point is a value, not an error; a line search
@@ -24,6 +26,11 @@
  *   EXACT    H = w κ [b''(ψ) ∇ψ∇ψᵀ + b'(ψ) ∇²ψ], ∇²ψ over the stencil positions (ct_imls Hessian
  *            through ct_vnormal_chain, the normals' second derivatives included). Indefinite in
  *            general (b' < 0 times the curvature of ψ).
+ *   With an extra law a, b' and b'' above read κb' + a' and κb'' + a'' (c1, c2 of the result); GN then
+ *   clips the rank-1 coefficient at 0 (a'' < 0 on adhesion's softening branch) to stay PSD.
+ *   With the fade (prm.fade = β > 0 and B < β), E = χ(B) G(ψ): EXACT adds χ' c1 (∇B∇ψᵀ + ∇ψ∇Bᵀ) +
+ *   χ'' G ∇B∇Bᵀ + χ' G ∇²B (∇B through ct_imls_support and the chain); GN takes the PSD part of the 2×2
+ *   form on span{∇ψ, ∇B} and the query block of χ c1 ∇²ψ + χ' G ∇²B.
  *   GN       H = w κ b''(ψ) ∇ψ∇ψᵀ + E₀ [w κ b'(ψ) ∇²ₓₓψ]⁺ E₀ᵀ: the Gauss–Newton rank-1 part over
  *            the whole stencil plus the query's own dim×dim block of the curvature part, projected
  *            (cyclic Jacobi, ct_psd_jacobi_eig), placed on slot 0 (E₀ = the slot-0 injection);
@@ -73,11 +80,23 @@ typedef enum {
     CT_IMLS_HESS_PROJECT = 2 /* [EXACT]⁺, dense dsyevd */
 } ct_imls_hess_mode;
 
+/* An optional second law of ψ added to the barrier: E_t = w (κ b(ψ) + a(ψ)) (Fang et al.'s normal
+ * adhesion, ct_adhesion.h, for "sticky IMLS"). a(ctx, ψ, &a', &a'') with a = a' = a'' = 0 for
+ * ψ ≥ reach; a'' may be negative (the softening branch). */
+typedef double (*ct_imls_law_fn)(const void *ctx, double psi, double *d1, double *d2);
+
 typedef struct ct_imls_term_params {
     ct_imls_params field;   /* dim, R, σ_f, σ_n, iters, b_min (ct_imls_params_default) */
     double dhat;            /* barrier threshold d̂ (length), finite > 0 */
     double kappa;           /* barrier stiffness κ (pressure), finite ≥ 0 */
     ct_imls_hess_mode hess; /* Hessian mode */
+    ct_imls_law_fn extra;   /* NULL (the default): the barrier alone */
+    const void *extra_ctx;
+    double extra_reach;     /* the law's reach (length, finite ≥ 0): a term is OFF for ψ ≥ max(d̂, reach) */
+    double fade;            /* β ≥ 0: a term whose kernel sum B = Σ φ_i is below β is multiplied by χ(B/β),
+                               χ(u) = u³(10 − 15u + 6u²) (C², 1 from u = 1 on), so it vanishes smoothly as the
+                               query leaves the field's support instead of jumping to 0 (0, the default: no
+                               fade, the term jumps where B reaches b_min) */
 } ct_imls_term_params;
 
 typedef enum {
@@ -90,15 +109,17 @@ typedef struct ct_imls_term_result {
     ct_imls_term_state state;
     ct_imls_result field; /* ct_imls's result (ψ, flag, n_support, B, robust weights) */
     double psi;           /* ψ (0 when the field has no term) */
-    double energy;        /* w κ b(ψ): 0 (OFF), +INFINITY (INFEASIBLE) */
-    double c1, c2;        /* w κ b'(ψ), w κ b''(ψ) (0 unless ACTIVE): ∇E = c1 ∇ψ */
+    double energy;        /* w κ b(ψ) (+ w a(ψ)): 0 (OFF), +INFINITY (INFEASIBLE) */
+    double c1, c2;        /* w κ b'(ψ), w κ b''(ψ) (+ w a', w a''; 0 unless ACTIVE): ∇E = c1 ∇ψ (unfaded) */
+    double chi;           /* the fade χ (1 unless B < β): E = χ G, ∇E = χ c1 ∇ψ + χ' G ∇B (G = E/χ) */
     int n;                /* stencil vertices in verts (ACTIVE with what ≥ GRADIENT; else 0) */
 } ct_imls_term_result;
 
-/* Defaults: ct_imls_params_default(dim, R), d̂ = dhat, κ = kappa, mode EXACT. */
+/* Defaults: ct_imls_params_default(dim, R), d̂ = dhat, κ = kappa, mode EXACT, no extra law. */
 void ct_imls_term_params_default(ct_imls_term_params *p, int dim, double R, double dhat, double kappa);
 
-/* CT_EINPUT for bad field parameters, d̂ not finite > 0, κ not finite ≥ 0, an unknown mode. */
+/* CT_EINPUT for bad field parameters, d̂ not finite > 0, κ not finite ≥ 0, an unknown mode, an extra
+ * reach not finite ≥ 0. */
 ct_status ct_imls_term_params_check(const ct_imls_term_params *p);
 
 /* An upper bound of the stencil size for k samples: 1 + k·t->max_ring. */
