@@ -1,8 +1,8 @@
 /* imls_term.c — one IMLS contact term w κ b(ψ) over its vertex stencil (see ct_imls_term.h).
  *
- * Flow: the samples' positions and vertex normals are gathered, ψ is evaluated (value only) to
- * classify the term; an ACTIVE term then gets ct_imls's derivatives over z = (x, p_i, n_i) and
- * ct_vnormal_chain's over the stencil positions, combined with b'(ψ), b''(ψ):
+ * Flow: the samples' positions and vertex normals are gathered, ψ is evaluated (with its derivatives
+ * over z = (x, p_i, n_i) when asked) to classify the term; an ACTIVE term then gets ct_vnormal_chain's
+ * derivatives over the stencil positions, combined with b'(ψ), b''(ψ):
  *   ∇E = c1 ∇ψ,   H_exact = c2 ∇ψ∇ψᵀ + c1 ∇²ψ,   c1 = w κ b'(ψ) < 0,  c2 = w κ b''(ψ) > 0,
  *   H_GN = c2⁺ ∇ψ∇ψᵀ + E₀ [c1 ∇²ₓₓψ]⁺ E₀ᵀ,      H_project = [H_exact]⁺;
  * with an extra law (adhesion) c1 = w (κ b' + a'), c2 = w (κ b'' + a''), c2 of either sign.
@@ -96,7 +96,12 @@ ct_status ct_imls_term_eval(const ct_imls_term_params *prm, const ct_vnormal_top
     }
     const size_t nwi = ct_imls_work_size(d, k, what);
     const double *xq = x + (size_t)q * d;
-    ct_status st = ct_imls_eval(&prm->field, k, xq, pos, nrm, CT_IMLS_VALUE, wi, nwi, &res->field, NULL, NULL);
+    /* ψ, with ∇_z ψ (and ∇²_z ψ) at once when asked: a caller asks for derivatives of terms it knows to be
+       active, so the classification below rarely wastes them */
+    const int want_h = what == CT_IMLS_HESSIAN;
+    double *gz = wi + nwi, *Hz = gz + p;
+    ct_status st = ct_imls_eval(&prm->field, k, xq, pos, nrm, what, wi, nwi, &res->field,
+                                what >= CT_IMLS_GRADIENT ? gz : NULL, want_h ? Hz : NULL);
     if (st != CT_OK) return st;
     if (!res->field.term) return CT_OK; /* no support / weak: OFF */
     const double psi = res->field.psi;
@@ -145,20 +150,13 @@ ct_status ct_imls_term_eval(const ct_imls_term_params *prm, const ct_vnormal_top
     }
     if (work_len < ct_imls_term_work_size(t, k, n, what, prm->hess)) return CT_EINPUT;
     const int NX = d * n;
-    const int want_h = what == CT_IMLS_HESSIAN;
     const ct_imls_hess_mode mode = prm->hess;
-    double *gz = wi + nwi, *Hz = gz + p;
     double *wc = Hz + (want_h ? (size_t)p * p : 0);
     const size_t nwc = ct_vnormal_chain_work_size(t, k, n);
     double *gBz = wc + nwc, *gB = gBz + p; /* the fade's ∇_z B, ∇B (stencil) */
     double *HBz = gB + NX, *HB = HBz + (want_h ? (size_t)p * p : 0);
     double *wp = HB + (want_h ? (size_t)NX * NX : 0);
 
-    /* ∇_z ψ (and ∇²_z ψ) — the field again, now with derivatives */
-    ct_imls_result r2;
-    st = ct_imls_eval(&prm->field, k, xq, pos, nrm, want_h ? CT_IMLS_HESSIAN : CT_IMLS_GRADIENT, wi, nwi, &r2,
-                      gz, want_h ? Hz : NULL);
-    if (st != CT_OK) return st;
     /* the chain: ∇ψ into grad; ∇²ψ into hess for EXACT / PROJECT */
     const int full = want_h && mode != CT_IMLS_HESS_GN;
     st = ct_vnormal_chain(t, x, q, k, samples, n, verts, gz, full ? Hz : NULL, wc, nwc, grad, full ? hess : NULL);

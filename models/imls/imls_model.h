@@ -33,6 +33,7 @@ typedef struct imls_field {
 /* a body–body term */
 typedef struct imls_term {
     int q;        /* query vertex */
+    int qk;       /* its index in the query list (qv) */
     int qb, fb;   /* its body, the field's body */
     double w;     /* weight: rest area share × direction factor */
     long c0;      /* its candidate samples: cand[c0 .. c0 + nc) (vertex indices, increasing) */

@@ -369,7 +369,7 @@ static ct_status ensure_list(imls_state *st, const ct_step_ctx *c, const double 
             if (!in_box(f, xq, rho, dim)) continue;
             s = ct_neighbors_query(&f->nb, xq, rho, &l);
             if (s == CT_OK && l.n > 0) {
-                const imls_term t = {q, i, j, w * st->qw[k], 0, 0};
+                const imls_term t = {q, k, i, j, w * st->qw[k], 0, 0};
                 s = push_term(st, &t, &l, f);
             }
         }
@@ -795,6 +795,7 @@ ct_status imls_term_gradient(imls_state *st, const double *x, long t, int with_l
  * search radius at x, its reference gap at x and the largest relative displacement. */
 typedef struct ms_rec {
     int q, fb;
+    long term;   /* the term (q, fb) of the list, −1 if none */
     long c0;
     int nc;
     double gap;  /* ψ at x when in support, else (nearest sample distance − h) */
@@ -960,11 +961,14 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
     const double margin = margin_of(st);
     int *tmp = NULL;
     size_t tmp_cap = 0;
+    long tp = 0; /* the term list is in the same (query, field) order */
     for (int k = 0; k < st->nq && s == CT_OK; ++k) {
         const int q = st->qv[k], i = st->qbody[k];
         const double *xq = x + (size_t)q * dim;
         for (int j = 0; j < nb && s == CT_OK; ++j) {
             if (!near[i * nb + j]) continue;
+            while (tp < st->nterm && (st->term[tp].qk < k || (st->term[tp].qk == k && st->term[tp].fb < j))) ++tp;
+            const long tmatch = tp < st->nterm && st->term[tp].qk == k && st->term[tp].fb == j ? tp : -1;
             const imls_field *f = &st->field[j];
             const double reach = f->R + alpha * (m[i] + m[j]);
             if (!in_box(f, xq, reach + margin, dim)) continue;
@@ -995,7 +999,7 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
                 rel = fmax(rel, sqrt(r2));
             }
             if (!nc) continue;
-            const ms_rec r = {q, j, 0, 0, sqrt(dmin2) - f->hcov, rel};
+            const ms_rec r = {q, j, tmatch, 0, 0, sqrt(dmin2) - f->hcov, rel};
             s = ms_push(&L, &r, tmp, nc);
         }
     }
@@ -1010,6 +1014,7 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
     for (long i = 0; i < L.n; ++i) kmax = L.r[i].nc > kmax ? L.r[i].nc : kmax;
     /* 3. conservative advancement per record */
     const size_t nxd = (size_t)st->nx * dim;
+    const int cached = st->eval_valid && memcmp(st->x_eval, x, nxd * sizeof *x) == 0;
     int status = CT_OK;
     double abound = alpha;
 #pragma omp parallel num_threads(ct_threads(c->threads))
@@ -1025,7 +1030,13 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
             ms_rec *r = &L.r[i];
             int in = 0;
             ct_status e = CT_OK;
-            double g = rec_bound(st, &L, r, x, dx, 0.0, y, w, &in, &e);
+            double g;
+            if (cached && r->term >= 0) { /* ψ at x from the value pass (the same samples within R) */
+                const double pc = st->psi[r->term];
+                g = isfinite(pc) ? pc : r->gap;
+            } else {
+                g = rec_bound(st, &L, r, x, dx, 0.0, y, w, &in, &e);
+            }
             if (e != CT_OK) sl = e;
             r->gap = g > 0.0 ? g : 0.0; /* (≤ 0: an infeasible start, no step) */
             if (!(r->rel > 0.0)) continue;
