@@ -591,6 +591,77 @@ START_TEST(test_chain_fd_3d_open)
 }
 END_TEST
 
+/* The cache (ct_vnormal_cache): its normals are ct_vnormal_eval's bitwise; the chain with the cache at
+ * level 1 (gradient) and 2 (Hessian) against the chain without, for random ∇_z ψ / ∇²_z ψ (the Hessian
+ * of μᵀn summed from the cached component Hessians: equal to rounding); filling raises the level of the
+ * earlier entries, skips duplicates and grows past its first capacity (256 entries). */
+static void cache_case(body *B, int dim, double R)
+{
+    ct_vnormal_cache c;
+    ct_vnormal_cache_init(&c);
+    int samples[64];
+    const int q = B->s.bverts[0];
+    double y[3];
+    for (int a = 0; a < dim; ++a) y[a] = B->x[dim * q + a];
+    const int k = gather(B, dim, y, R, q, samples, 64);
+    ck_assert_int_gt(k, 2);
+    /* level 0 for every surface vertex (more than 256: growth), with duplicates */
+    ck_assert_int_eq(ct_vnormal_cache_fill(&c, &B->t, B->x, B->s.nbv, B->s.bverts, 0, 1), CT_OK);
+    ck_assert_int_eq(ct_vnormal_cache_fill(&c, &B->t, B->x, k, samples, 0, 1), CT_OK);
+    ck_assert_int_eq(c.n, B->s.nbv);
+    for (int i = 0; i < B->s.nbv; ++i) {
+        double n[3];
+        ck_assert_int_eq(ct_vnormal_eval(&B->t, B->x, B->s.bverts[i], n, NULL, NULL, NULL), CT_OK);
+        ck_assert(memcmp(n, ct_vnormal_cache_normal(&c, B->s.bverts[i]), (size_t)dim * sizeof *n) == 0);
+    }
+    const int n = ct_vnormal_stencil(&B->t, q, k, samples, NULL, 0);
+    int *verts = malloc((size_t)n * sizeof *verts);
+    ct_vnormal_stencil(&B->t, q, k, samples, verts, n);
+    const int p = dim * (1 + 2 * k), NX = dim * n;
+    double *gz = malloc((size_t)p * sizeof *gz), *Hz = malloc((size_t)p * p * sizeof *Hz);
+    for (int i = 0; i < p; ++i) gz[i] = ct_test_xs_pm1(&rng);
+    for (int i = 0; i < p; ++i)
+        for (int j = 0; j <= i; ++j) Hz[(size_t)i * p + j] = Hz[(size_t)j * p + i] = ct_test_xs_pm1(&rng);
+    const size_t nw = ct_vnormal_chain_work_size(&B->t, k, n);
+    double *w = malloc(nw * sizeof *w), *g0 = malloc((size_t)NX * sizeof *g0), *g1 = malloc((size_t)NX * sizeof *g1);
+    double *H0 = malloc((size_t)NX * NX * sizeof *H0), *H1 = malloc((size_t)NX * NX * sizeof *H1);
+    ck_assert_int_eq(ct_vnormal_chain(&B->t, B->x, q, k, samples, n, verts, gz, Hz, w, nw, g0, H0), CT_OK);
+    /* level 1 for the samples: the gradient from the cache, the Hessian (level 2 needed) not */
+    ck_assert_int_eq(ct_vnormal_cache_fill(&c, &B->t, B->x, k, samples, 1, 1), CT_OK);
+    ck_assert_int_eq(c.level, 1);
+    ck_assert_int_eq(ct_vnormal_chain_cached(&B->t, &c, B->x, q, k, samples, n, verts, gz, NULL, w, nw, g1, NULL), CT_OK);
+    const double eg1 = ct_test_diffnorm(g0, g1, (size_t)NX) / ct_test_norm(g0, (size_t)NX);
+    ck_assert_int_eq(ct_vnormal_chain_cached(&B->t, &c, B->x, q, k, samples, n, verts, gz, Hz, w, nw, g1, H1), CT_OK);
+    const double eh1 = ct_test_diffnorm(H0, H1, (size_t)NX * NX);
+    /* level 2 (raises every entry) */
+    ck_assert_int_eq(ct_vnormal_cache_fill(&c, &B->t, B->x, k, samples, 2, 1), CT_OK);
+    ck_assert_int_eq(c.level, 2);
+    ck_assert_int_eq(ct_vnormal_chain_cached(&B->t, &c, B->x, q, k, samples, n, verts, gz, Hz, w, nw, g1, H1), CT_OK);
+    const double eg2 = ct_test_diffnorm(g0, g1, (size_t)NX) / ct_test_norm(g0, (size_t)NX);
+    const double eh2 = ct_test_diffnorm(H0, H1, (size_t)NX * NX) / ct_test_norm(H0, (size_t)NX * NX);
+    printf("%dD cache: %d entries, k = %d, stencil %d: gradient level 1 %.1e, level 2 %.1e; Hessian below level 2 "
+           "%.1e (computed), level 2 %.1e\n", dim, c.n, k, n, eg1, eg2, eh1, eh2);
+    ck_assert(eg1 == 0.0 && eg2 == 0.0 && eh1 == 0.0);
+    ck_assert_double_lt(eh2, 1e-14);
+    ct_vnormal_cache_clear(&c);
+    ck_assert(c.n == 0 && c.level == -1 && ct_vnormal_cache_normal(&c, q) == NULL);
+    free(verts), free(gz), free(Hz), free(w), free(g0), free(g1), free(H0), free(H1);
+    ct_vnormal_cache_free(&c);
+}
+
+START_TEST(test_cache)
+{
+    rng = 0x243f6a8885a308d3ull + 9u;
+    body B;
+    body_box(&B, 6, 1, 0.15);
+    cache_case(&B, 3, 0.6);
+    body_free(&B);
+    body_rect(&B, 80, 1, 0.15);
+    cache_case(&B, 2, 0.2);
+    body_free(&B);
+}
+END_TEST
+
 START_TEST(test_chain_fd_2d)
 {
     rng = 0x243f6a8885a308d3ull + 6u; /* the same stream with or without fork */
@@ -747,6 +818,7 @@ static Suite *vertex_normals_suite(void)
     tcase_add_test(tc, test_chain_fd_3d);
     tcase_add_test(tc, test_chain_fd_3d_open);
     tcase_add_test(tc, test_chain_fd_2d);
+    tcase_add_test(tc, test_cache);
     tcase_add_test(tc, test_timing);
     suite_add_tcase(s, tc);
     return s;

@@ -25,6 +25,7 @@ void ct_imls_term_params_default(ct_imls_term_params *p, int dim, double R, doub
     p->extra_ctx = NULL;
     p->extra_reach = 0.0;
     p->fade = 0.0;
+    p->normals = NULL;
 }
 
 ct_status ct_imls_term_params_check(const ct_imls_term_params *p)
@@ -91,6 +92,11 @@ ct_status ct_imls_term_eval(const ct_imls_term_params *prm, const ct_vnormal_top
     double *pos = work, *nrm = pos + (size_t)k * d, *wi = nrm + (size_t)k * d;
     for (int i = 0; i < k; ++i) {
         memcpy(pos + (size_t)i * d, x + (size_t)samples[i] * d, (size_t)d * sizeof *pos);
+        const double *cn = ct_vnormal_cache_normal(prm->normals, samples[i]);
+        if (cn) {
+            memcpy(nrm + (size_t)i * d, cn, (size_t)d * sizeof *nrm);
+            continue;
+        }
         const ct_status st = ct_vnormal_eval(t, x, samples[i], nrm + (size_t)i * d, NULL, NULL, NULL);
         if (st != CT_OK) return st;
     }
@@ -159,13 +165,13 @@ ct_status ct_imls_term_eval(const ct_imls_term_params *prm, const ct_vnormal_top
 
     /* the chain: ∇ψ into grad; ∇²ψ into hess for EXACT / PROJECT */
     const int full = want_h && mode != CT_IMLS_HESS_GN;
-    st = ct_vnormal_chain(t, x, q, k, samples, n, verts, gz, full ? Hz : NULL, wc, nwc, grad, full ? hess : NULL);
+    st = ct_vnormal_chain_cached(t, prm->normals, x, q, k, samples, n, verts, gz, full ? Hz : NULL, wc, nwc, grad, full ? hess : NULL);
     if (st != CT_OK) return st;
     if (faded) { /* ∇B (and ∇²B) over the stencil: B depends on x and the p_i only */
         double Bv;
         st = ct_imls_support(&prm->field, k, xq, pos, &Bv, gBz, want_h ? HBz : NULL);
         if (st == CT_OK)
-            st = ct_vnormal_chain(t, x, q, k, samples, n, verts, gBz, full ? HBz : NULL, wc, nwc, gB, full ? HB : NULL);
+            st = ct_vnormal_chain_cached(t, prm->normals, x, q, k, samples, n, verts, gBz, full ? HBz : NULL, wc, nwc, gB, full ? HB : NULL);
         if (st != CT_OK) return st;
     }
     res->n = n;

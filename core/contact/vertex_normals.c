@@ -3,6 +3,8 @@
  * imls_design.md §1.1, §2.6). */
 #include "contactlab/ct_vertex_normals.h"
 
+#include "contactlab/ct_parallel.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,9 +350,126 @@ size_t ct_vnormal_chain_work_size(const ct_vnormal_topo *t, int k, int n)
            + 1;
 }
 
+/* ---- the cache ---- */
+
+void ct_vnormal_cache_init(ct_vnormal_cache *c)
+{
+    memset(c, 0, sizeof *c);
+    c->level = -1;
+}
+
+void ct_vnormal_cache_free(ct_vnormal_cache *c)
+{
+    free(c->slot), free(c->vert), free(c->nrm), free(c->dn), free(c->hn);
+    ct_vnormal_cache_init(c);
+}
+
+void ct_vnormal_cache_clear(ct_vnormal_cache *c)
+{
+    for (int i = 0; i < c->n; ++i) c->slot[c->vert[i]] = -1;
+    c->n = 0;
+    c->level = -1;
+}
+
+const double *ct_vnormal_cache_normal(const ct_vnormal_cache *c, int v)
+{
+    if (!c || v < 0 || v >= c->nv || !c->slot || c->slot[v] < 0) return NULL;
+    return c->nrm + (size_t)c->slot[v] * (size_t)c->dim;
+}
+
+/* one entry at `level`: the normal, its Jacobian, the d component Hessians (a = e_c); each stored
+ * compactly at the start of its slot (the ring's m·d columns, as vertex_normal writes them) */
+static ct_status cache_entry(const ct_vnormal_cache *c, const ct_vnormal_topo *t, const double *x, int e, int level)
+{
+    const int d = t->dim, v = c->vert[e];
+    double *n = c->nrm + (size_t)e * d;
+    if (level < 1) return vertex_normal(t, x, v, n, NULL, NULL, NULL);
+    double *dn = c->dn + (size_t)e * d * c->stride;
+    if (level < 2) return vertex_normal(t, x, v, n, dn, NULL, NULL);
+    const size_t hs = (size_t)c->stride * (size_t)c->stride;
+    for (int comp = 0; comp < d; ++comp) {
+        double a[3] = {0, 0, 0};
+        a[comp] = 1.0;
+        ct_status st = vertex_normal(t, x, v, n, dn, a, c->hn + ((size_t)e * d + comp) * hs);
+        if (st != CT_OK) return st;
+    }
+    return CT_OK;
+}
+
+ct_status ct_vnormal_cache_fill(ct_vnormal_cache *c, const ct_vnormal_topo *t, const double *x, int nverts,
+                                const int *verts, int level, int threads)
+{
+    if (!c || !t || !x || nverts < 0 || (nverts > 0 && !verts) || level < 0 || level > 2) return CT_EINPUT;
+    const int d = t->dim;
+    if (c->nv != t->nv || c->dim != d) { /* (re)shape for this topology */
+        ct_vnormal_cache_free(c);
+        c->slot = malloc(((size_t)t->nv + 1) * sizeof *c->slot);
+        if (!c->slot) return CT_ENOMEM;
+        for (int v = 0; v < t->nv; ++v) c->slot[v] = -1;
+        c->nv = t->nv, c->dim = d, c->stride = t->max_ring * d;
+    }
+    const int old_n = c->n, lev = c->level > level ? c->level : level;
+    int all = c->level >= 0 && level > c->level; /* the entries there need the higher level */
+    for (int i = 0; i < nverts; ++i) {
+        const int v = verts[i];
+        if (v < 0 || v >= t->nv) return CT_EINPUT;
+        if (c->slot[v] >= 0) continue;
+        if (c->n == c->cap) {
+            const int cap = c->cap ? 2 * c->cap : 256;
+            int *nvx = realloc(c->vert, (size_t)cap * sizeof *nvx);
+            if (!nvx) return CT_ENOMEM;
+            c->vert = nvx;
+            double *nn = realloc(c->nrm, (size_t)cap * d * sizeof *nn);
+            if (!nn) return CT_ENOMEM;
+            c->nrm = nn;
+            c->cap = cap;
+            free(c->dn), free(c->hn); /* reallocated below at the new capacity: every entry again */
+            c->dn = c->hn = NULL;
+            all = 1;
+        }
+        c->slot[v] = c->n;
+        c->vert[c->n++] = v;
+    }
+    const size_t st1 = (size_t)d * c->stride, st2 = (size_t)d * c->stride * c->stride;
+    if (lev >= 1 && !c->dn) {
+        c->dn = malloc(((size_t)c->cap * st1 + 1) * sizeof *c->dn);
+        if (!c->dn) return CT_ENOMEM;
+        all = 1;
+    }
+    if (lev >= 2 && !c->hn) {
+        c->hn = malloc(((size_t)c->cap * st2 + 1) * sizeof *c->hn);
+        if (!c->hn) return CT_ENOMEM;
+        all = 1;
+    }
+    c->level = lev;
+    const int from = all ? 0 : old_n;
+    int status = CT_OK;
+#pragma omp parallel num_threads(ct_threads(threads))
+    {
+        int sl = CT_OK;
+#pragma omp for schedule(dynamic, 16)
+        for (int e = from; e < c->n; ++e) {
+            ct_status s = sl == CT_OK ? cache_entry(c, t, x, e, lev) : CT_OK;
+            if (s != CT_OK) sl = s;
+        }
+        if (sl != CT_OK) {
+#pragma omp atomic write
+            status = sl;
+        }
+    }
+    return (ct_status)status;
+}
+
 ct_status ct_vnormal_chain(const ct_vnormal_topo *t, const double *x, int q, int k, const int *samples,
                            int n, const int *verts, const double *gz, const double *Hz, double *work,
                            size_t work_len, double *gX, double *HX)
+{
+    return ct_vnormal_chain_cached(t, NULL, x, q, k, samples, n, verts, gz, Hz, work, work_len, gX, HX);
+}
+
+ct_status ct_vnormal_chain_cached(const ct_vnormal_topo *t, const ct_vnormal_cache *cache, const double *x, int q,
+                                  int k, const int *samples, int n, const int *verts, const double *gz,
+                                  const double *Hz, double *work, size_t work_len, double *gX, double *HX)
 {
     if (!t || !x || k < 0 || n < 1 || !verts || !gz || !gX || (k > 0 && !samples) || !work) return CT_EINPUT;
     if ((Hz == NULL) != (HX == NULL)) return CT_EINPUT;
@@ -382,8 +501,24 @@ ct_status ct_vnormal_chain(const ct_vnormal_topo *t, const double *x, int q, int
         const int ld = m * d;
         double nn[3];
         const double *mu = gz + d * (1 + k + i);
-        ct_status st = vertex_normal(t, x, s, nn, DN, HX ? mu : NULL, HX ? RH : NULL);
-        if (st != CT_OK) return st;
+        const int ce = cache && cache->slot && cache->nv == t->nv && cache->level >= (HX ? 2 : 1) ? cache->slot[s] : -1;
+        if (ce >= 0) { /* the cached Jacobian (stride → ld) and ∇²(μᵀn) = Σ_c μ_c ∇²n_c */
+            memcpy(DN, cache->dn + (size_t)ce * d * cache->stride, (size_t)d * ld * sizeof *DN);
+            if (HX) {
+                const size_t hs = (size_t)cache->stride * cache->stride, L2 = (size_t)ld * ld;
+                const double *h0 = cache->hn + (size_t)ce * d * hs;
+                if (d == 3) {
+                    const double *h1 = h0 + hs, *h2 = h1 + hs, m0 = mu[0], m1 = mu[1], m2 = mu[2];
+                    for (size_t r = 0; r < L2; ++r) RH[r] = m0 * h0[r] + m1 * h1[r] + m2 * h2[r];
+                } else {
+                    const double *h1 = h0 + hs, m0 = mu[0], m1 = mu[1];
+                    for (size_t r = 0; r < L2; ++r) RH[r] = m0 * h0[r] + m1 * h1[r];
+                }
+            }
+        } else {
+            ct_status st = vertex_normal(t, x, s, nn, DN, HX ? mu : NULL, HX ? RH : NULL);
+            if (st != CT_OK) return st;
+        }
         const int ls = find(verts, n, s);
         if (ls < 0) return CT_EINPUT;
         LS[i] = (double)ls;

@@ -93,6 +93,10 @@ typedef struct imls_state {
     double prev_min_dist;
     long n_list_builds;
     const char *scalar_names[6];
+    ct_vnormal_cache nc0;        /* at x_eval: the normals of every sample in support (the value pass) */
+    ct_vnormal_cache nc1;        /* at x_eval: with derivatives, for the active terms' samples */
+    unsigned char *mark;         /* nx, zero between uses */
+    int *list;                   /* nx */
     imls_work *pool;             /* one work per thread, kept across calls */
     int npool;
 } imls_state;

@@ -137,6 +137,12 @@ void imls_fields_free(imls_state *st)
     free(st->tstate);
     free(st->sup);
     free(st->nsup);
+    ct_vnormal_cache_free(&st->nc0);
+    ct_vnormal_cache_free(&st->nc1);
+    free(st->mark);
+    free(st->list);
+    st->mark = NULL;
+    st->list = NULL;
     for (int i = 0; i < st->npool; ++i) imls_work_free(&st->pool[i]);
     free(st->pool);
     st->pool = NULL;
@@ -265,6 +271,11 @@ ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, const double *R
         st->nq++;
     }
     const size_t nxd = (size_t)c->nx * (size_t)dim;
+    ct_vnormal_cache_init(&st->nc0);
+    ct_vnormal_cache_init(&st->nc1);
+    st->mark = calloc((size_t)c->nx + 1, 1);
+    st->list = malloc(((size_t)c->nx + 1) * sizeof *st->list);
+    if (!st->mark || !st->list) return CT_ENOMEM;
     st->x_list = malloc((nxd + 1) * sizeof *st->x_list);
     st->x_eval = malloc((nxd + 1) * sizeof *st->x_eval);
     if (!st->x_list || !st->x_eval) return CT_ENOMEM;
@@ -533,6 +544,22 @@ static double term_energy(long i, const void *ctx)
     return st->eterm[i];
 }
 
+/* Fill cache nc at `level` for the samples in support of the terms: all of them (active_only 0) or those
+ * of the active terms. */
+static ct_status fill_normals(imls_state *st, const ct_step_ctx *c, const double *x, int active_only,
+                              ct_vnormal_cache *nc, int level)
+{
+    long cnt = 0;
+    for (long t = 0; t < st->nterm; ++t) {
+        if (active_only && st->tstate[t] != CT_IMLS_TERM_ACTIVE) continue;
+        const int *sp = st->sup + st->term[t].c0;
+        for (int i = 0; i < st->nsup[t]; ++i)
+            if (!st->mark[sp[i]]) st->mark[sp[i]] = 1, st->list[cnt++] = sp[i];
+    }
+    for (long i = 0; i < cnt; ++i) st->mark[st->list[i]] = 0;
+    return ct_vnormal_cache_fill(nc, &st->topo, x, (int)cnt, st->list, level, c->threads);
+}
+
 ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
 {
     if (imls_pool_reserve(st, ct_threads(c->threads)) != CT_OK) return CT_ENOMEM;
@@ -543,6 +570,13 @@ ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
     const double t0 = imls_now();
     int kmax = 1;
     for (long t = 0; t < st->nterm; ++t) kmax = st->term[t].nc > kmax ? st->term[t].nc : kmax;
+    /* the samples in support, then their normals once (a sample serves ~10 terms), then the terms */
+    ct_vnormal_cache_clear(&st->nc0);
+    ct_vnormal_cache_clear(&st->nc1);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(ct_threads(c->threads))
+    for (long t = 0; t < st->nterm; ++t) st->nsup[t] = support_of(st, &st->term[t], x, st->sup + st->term[t].c0);
+    s = fill_normals(st, c, x, 0, &st->nc0, 0);
+    if (s != CT_OK) return s;
     int status = CT_OK;
 #pragma omp parallel num_threads(ct_threads(c->threads))
     {
@@ -552,7 +586,6 @@ ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
         for (long t = 0; t < st->nterm; ++t) {
             const imls_term *tm = &st->term[t];
             int *sp = st->sup + tm->c0;
-            st->nsup[t] = sl == CT_OK ? support_of(st, tm, x, sp) : 0;
             st->psi[t] = INFINITY;
             st->eterm[t] = 0.0;
             st->tstate[t] = CT_IMLS_TERM_OFF;
@@ -560,6 +593,7 @@ ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x)
             ct_imls_term_result r;
             ct_imls_term_params prm;
             imls_term_prm(st, tm, 1, &prm);
+            prm.normals = &st->nc0;
             int n = 0;
             ct_status e = ct_imls_term_eval(&prm, &st->topo, x, tm->q, tm->w, st->nsup[t], sp,
                                             CT_IMLS_VALUE, w->work, w->work_len, &r, &n, 0, NULL, NULL);
@@ -638,6 +672,8 @@ ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double 
     const int dim = st->dim;
     long *act = NULL, *vo = NULL, nact = 0;
     int *vb = NULL, kmax = 1;
+    s = fill_normals(st, c, x, 1, &st->nc1, 1);
+    if (s != CT_OK) return s;
     s = stencils(st, &act, &nact, &vo, &vb, &kmax);
     if (s != CT_OK) return s;
     double *gb = malloc(((size_t)vo[nact] * dim + 1) * sizeof *gb);
@@ -658,6 +694,7 @@ ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double 
             ct_imls_term_result r;
             ct_imls_term_params prm;
             imls_term_prm(st, tm, 1, &prm);
+            prm.normals = &st->nc1;
             const int cap = (int)(vo[i + 1] - vo[i]);
             ct_status e = ct_imls_term_eval(&prm, &st->topo, x, tm->q, tm->w, st->nsup[t],
                                             st->sup + tm->c0, CT_IMLS_GRADIENT, w->work, w->work_len, &r, w->verts, cap,
@@ -702,6 +739,8 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
     const int dim = st->dim, upper = H->upper;
     long *act = NULL, *vo = NULL, nact = 0;
     int *vb = NULL, kmax = 1;
+    s = fill_normals(st, c, x, 1, &st->nc1, mode == CT_IMLS_HESS_GN ? 1 : 2);
+    if (s != CT_OK) return s;
     s = stencils(st, &act, &nact, &vo, &vb, &kmax);
     if (s != CT_OK) return s;
     size_t *off = malloc(((size_t)nact + 1) * sizeof *off);
@@ -731,6 +770,7 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
             ct_imls_term_params prm;
             imls_term_prm(st, tm, 1, &prm);
             prm.hess = mode;
+            prm.normals = &st->nc1;
             ct_imls_term_result r;
             const int n = (int)(vo[i + 1] - vo[i]), nd = n * dim;
             ct_status e = ct_imls_term_eval(&prm, &st->topo, x, tm->q, tm->w, st->nsup[t], st->sup + tm->c0,

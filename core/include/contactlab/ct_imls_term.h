@@ -93,6 +93,8 @@ typedef struct ct_imls_term_params {
     ct_imls_law_fn extra;   /* NULL (the default): the barrier alone */
     const void *extra_ctx;
     double extra_reach;     /* the law's reach (length, finite ≥ 0): a term is OFF for ψ ≥ max(d̂, reach) */
+    const ct_vnormal_cache *normals; /* optional: the samples' normals (and their derivatives, for the chain)
+                               cached at the same x (ct_vertex_normals.h); NULL: computed per term */
     double fade;            /* β ≥ 0: a term whose kernel sum B = Σ φ_i is below β is multiplied by χ(B/β),
                                χ(u) = u³(10 − 15u + 6u²) (C², 1 from u = 1 on), so it vanishes smoothly as the
                                query leaves the field's support instead of jumping to 0 (0, the default: no

@@ -90,6 +90,34 @@ int ct_vnormal_all(const ct_vnormal_topo *t, const double *x, double *nrm);
  * Returns −1 for a bad vertex index or k < 0. */
 int ct_vnormal_stencil(const ct_vnormal_topo *t, int q, int k, const int *samples, int *verts, int cap);
 
+/* A cache of vertex normals and their derivatives at one set of positions, filled once for the
+ * vertices many chains share (an IMLS sample belongs to ~10 terms): level 0 the unit normal, 1 also
+ * ∂n/∂(ring positions) (the layout of ct_vnormal_eval's dn), 2 also the d Hessians ∇²n_c over the ring
+ * positions ((m·d)² each, row-major), from which ∇²(aᵀn) = Σ_c a_c ∇²n_c (linear in a). */
+typedef struct ct_vnormal_cache {
+    int dim, nv, stride;  /* stride: max_ring·dim */
+    int level;            /* of the filled entries; −1: empty */
+    int n, cap;           /* entries */
+    int *slot;            /* nv: a vertex's entry, −1 if not filled */
+    int *vert;            /* cap: the vertex of each entry */
+    double *nrm;          /* cap·dim */
+    double *dn;           /* cap·dim·stride (level ≥ 1) */
+    double *hn;           /* cap·dim·stride² (level 2) */
+} ct_vnormal_cache;
+
+void ct_vnormal_cache_init(ct_vnormal_cache *c);
+void ct_vnormal_cache_free(ct_vnormal_cache *c);
+/* Empty the cache (keeps its memory). */
+void ct_vnormal_cache_clear(ct_vnormal_cache *c);
+/* Fill the entries of the nv vertices verts (duplicates and vertices already filled at this level are
+ * skipped) at positions x to `level`; entries of an earlier fill at a lower level are raised. The caller
+ * clears the cache when x changes. CT_EINVERTED for a degenerate normal, CT_ENOMEM, CT_EINPUT. threads:
+ * ct_parallel.h's rule. */
+ct_status ct_vnormal_cache_fill(ct_vnormal_cache *c, const ct_vnormal_topo *t, const double *x, int nverts,
+                                const int *verts, int level, int threads);
+/* The cached normal of v (NULL if v is not filled). */
+const double *ct_vnormal_cache_normal(const ct_vnormal_cache *c, int v);
+
 /* Doubles of work memory for ct_vnormal_chain with k samples over a stencil of n vertices. */
 size_t ct_vnormal_chain_work_size(const ct_vnormal_topo *t, int k, int n);
 
@@ -102,5 +130,11 @@ size_t ct_vnormal_chain_work_size(const ct_vnormal_topo *t, int k, int n);
 ct_status ct_vnormal_chain(const ct_vnormal_topo *t, const double *x, int q, int k, const int *samples,
                            int n, const int *verts, const double *gz, const double *Hz, double *work,
                            size_t work_len, double *gX, double *HX);
+/* The same with the samples' normals and derivatives taken from cache where it holds them at the level
+ * needed (1 for g_X, 2 with H_X; cache filled at the same x), computed as above otherwise. cache may be
+ * NULL. The results equal ct_vnormal_chain's up to rounding (∇²(μᵀn) summed from the cached Hessians). */
+ct_status ct_vnormal_chain_cached(const ct_vnormal_topo *t, const ct_vnormal_cache *cache, const double *x, int q,
+                                  int k, const int *samples, int n, const int *verts, const double *gz,
+                                  const double *Hz, double *work, size_t work_len, double *gX, double *HX);
 
 #endif
