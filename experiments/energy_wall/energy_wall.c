@@ -3,9 +3,11 @@
  * A probe vertex is held at the constant height h = 0.5 d̂ above a surface and moved along it; at every
  * sample we evaluate what the contact model puts into the Newton solve — its energy and its gradient,
  * through the model interface only (ct_model_find, ct_model_create with the row's parameters,
- * begin_step, energy, gradient) — for every row of the model table ROWS below (today the ipc model with
- * `collision_set` = ipc2020 and convergent, models/ipc_adhesion/README.md). A new model is one more
- * row: {label, model name, E_flat factors, "name=value ..." parameter settings}.
+ * begin_step, energy, gradient) — for every row of the model table ROWS below (the ipc model with
+ * `collision_set` = ipc2020 and convergent, models/ipc_adhesion/README.md; imls; and the adhesive
+ * potential, ipc_adhesion's convergent set and sticky imls with the same Fang et al. law, also at a probe
+ * height 1.5 d̂ in the adhesion-only band d̂ < h < d̂_a). A new model is one more row: {label, model name,
+ * E_flat factors, "name=value ..." parameter settings, band height}.
  *
  * Flat surfaces: on a flat plane the ideal contact energy of a point at height h does not depend on
  * where the point is, and the ideal tangential force is zero. IPC 2020 sums a barrier over every
@@ -33,8 +35,10 @@
  *
  * Output (OUTDIR): one .dat per (dim, surface, probe, path, row label) with the columns documented in
  * its header, one .mesh file per surface (vertices and cells, for the analysis), and a summary table
- * on stdout. Usage: energy_wall OUTDIR
+ * on stdout. Usage: energy_wall OUTDIR [--quick]   (--quick: the adhesive rows on every 5th sample; every
+ * other row as without it)
  */
+#include "contactlab/ct_adhesion.h"
 #include "contactlab/ct_barrier.h"
 #include "contactlab/ct_model.h"
 
@@ -46,7 +50,7 @@
 
 #define DHAT 1e-3        /* m */
 #define KAPPA 1e5        /* Pa */
-#define HEIGHT (0.5 * DHAT)
+#define HEIGHT (0.5 * DHAT) /* the probe height of every row; adhesive rows also run at their band height */
 #define CELL (4.0 * DHAT) /* plane cell size a */
 #define NCELL 8           /* cells per side */
 #define NSAMP 2001        /* samples per flat path */
@@ -57,6 +61,13 @@
 #define NPOLY 24           /* curved surfaces: segments of the polygon (facet length 2R sin(π/N) = 4.18 d̂) */
 #define RCURV (16.0 * DHAT) /* curved surfaces: radius of the circle through the polygon's vertices */
 #define NZCELL 4           /* cylinder: cells of a along its axis (z from 0 to 4a) */
+
+/* The probe height of the current run (m): HEIGHT, or an adhesive row's band height (model_row.hband). */
+static double probe_h = HEIGHT;
+/* Samples per flat / curved path of the current run: NSAMP, NSAMP_CURVED; with --quick the adhesive rows
+ * take every 5th sample (401 / 201: the samples over the grid vertices and edges the paths cross at 1/8 of
+ * their length, samples 250, 750, ..., and over the polygon's vertices, 125, 375, ..., stay samples). */
+static int nsamp_flat = NSAMP, nsamp_curved = NSAMP_CURVED;
 
 /* ---------------------------------------------------------------- geometry */
 
@@ -383,20 +394,34 @@ typedef struct sample {
  * the start of the path, and this driver moves the probe along the whole path without a new step),
  * `kinematic_quadrature = two_sided` (the plane is kinematic; the formulas are those of the
  * symmetric two-sided quadrature whose plane-side walls, reason 1 of the README, this experiment
- * measures), `mu = 0`. */
+ * measures), `mu = 0`.
+ * Adhesive rows (eps_c > 0 in the settings: Fang et al.'s normal adhesion a(d), on IPC distances in
+ * ipc_adhesion, on the IMLS distance ψ in imls): E_flat = flat[dim − 2] × w_v (κ b(h) + a(h)), negative
+ * when adhesion dominates; a row with hband > 0 also runs every path at the height hband·d̂ (files
+ * <label>-h<hband>), in the band d̂ < h < d̂_a where only a acts. The law's Y is the smaller of the
+ * probe's PROBE_YOUNG and the plane's (no material: young_obstacle, set explicitly by these rows). */
 typedef struct model_row {
     const char *label, *model;
     double flat[2];
     const char *settings;
+    double hband; /* 0, or a second probe height in units of d̂ (adhesive rows) */
 } model_row;
 
 #define IPC_ROW "quadrature=vertex kinematic_quadrature=two_sided mu=0"
+#define PROBE_YOUNG 1e6 /* the probe's Young's modulus in the step context (the plane has none) */
+#define ADH_EPS_C "2"   /* Y ε_c = 2e6 Pa = 20 κ: see README, "Adhesive rows" */
+#define ADH_ROW "eps_c=" ADH_EPS_C " young_obstacle=1e6 dhat_p=0.001 dhat_a=0.002"
 static const model_row ROWS[] = {
-    {"ipc2020", "ipc", {0.5, 0.25}, "collision_set=ipc2020 " IPC_ROW},
-    {"convergent", "ipc", {0.5, 0.5}, "collision_set=convergent " IPC_ROW},
+    {"ipc2020", "ipc", {0.5, 0.25}, "collision_set=ipc2020 " IPC_ROW, 0.0},
+    {"convergent", "ipc", {0.5, 0.5}, "collision_set=convergent " IPC_ROW, 0.0},
     /* robust IMLS (defaults): the probe's vertices in the plane's field, the kinematic plane's side not
        integrated (weight 1 from the movable side) */
-    {"imls", "imls", {1.0, 1.0}, ""},
+    {"imls", "imls", {1.0, 1.0}, "", 0.0},
+    /* the adhesive potential: the same law (Y ε_c = ADH_YEPS, d̂_p = d̂, d̂_a = 2 d̂) on the convergent set
+       (settings of the convergent row; the edge–edge family keeps the barrier alone) and on IMLS's ψ,
+       at h = 0.5 d̂ (barrier + adhesion) and 1.5 d̂ (adhesion alone) */
+    {"ipcadh", "ipc_adhesion", {0.5, 0.5}, "collision_set=convergent " IPC_ROW " " ADH_ROW, 1.5},
+    {"imlsadh", "imls", {1.0, 1.0}, ADH_ROW, 1.5},
 };
 #define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
 
@@ -463,6 +488,27 @@ static int row_params(ct_params *prm, const ct_model_type *mt, const model_row *
     return 0;
 }
 
+/* The row's normal adhesion law (Y ε_c = 0 without adhesion): its eps_c, dhat_p, dhat_a (given
+ * explicitly by the adhesive rows; auto: d̂, 2 d̂), adhesion_variant, and Y = min(PROBE_YOUNG,
+ * young_obstacle) as the models take it for the probe–plane pair. -1 on a bad row. */
+static int row_law(const ct_model_type *mt, const model_row *row, ct_adhesion_law *law)
+{
+    ct_params prm = {0};
+    int rc = row_params(&prm, mt, row);
+    memset(law, 0, sizeof *law);
+    int ie = rc ? -1 : ct_params_index(&prm, "eps_c");
+    if (ie >= 0 && prm.value[ie] > 0.0) {
+        int ip = ct_params_index(&prm, "dhat_p"), ia = ct_params_index(&prm, "dhat_a");
+        int iy = ct_params_index(&prm, "young_obstacle"), iv = ct_params_index(&prm, "adhesion_variant");
+        double dp = prm.is_auto[ip] ? DHAT : prm.value[ip], da = prm.is_auto[ia] ? 2.0 * DHAT : prm.value[ia];
+        double y = prm.is_auto[iy] ? PROBE_YOUNG : fmin(PROBE_YOUNG, prm.value[iy]);
+        *law = ct_adhesion_law_make((int)prm.value[iv] == 1 ? CT_ADH_SQUARED : CT_ADH_DISTANCE, dp, da,
+                                    y * prm.value[ie]);
+    }
+    ct_params_free(&prm);
+    return rc;
+}
+
 /* Curved paths: the configuration with the tip at the angle th (3D at the height z along the axis) on
  * the arc of radius R + side h, the probe's body rotated so that its local "up" (the last axis) is the
  * normal n = side e_r (from the surface towards the probe): 2D (x, y) -> x u + y n with u = (n_y, -n_x),
@@ -470,7 +516,7 @@ static int row_params(ct_params *prm, const ct_model_type *mt, const model_row *
 static void pose_curved(const geo *g, double th, double z, double *x, double *nrm)
 {
     const int dim = g->dim, t = g->nplane_v;
-    const double rho = RCURV + g->side * HEIGHT, c = cos(th), sn = sin(th);
+    const double rho = RCURV + g->side * probe_h, c = cos(th), sn = sin(th);
     nrm[0] = g->side * c, nrm[1] = g->side * sn, nrm[2] = 0.0;
     memcpy(x, g->x, (size_t)g->nv * dim * sizeof(double));
     for (int v = t; v < g->nv; ++v) {
@@ -501,7 +547,7 @@ static int run_path(const ct_model_type *mt, const model_row *row, geo *g, const
     if (!x0 || !x || !v0 || !mass || !grad) return -1;
     /* probe at the start of the path, tip at height h */
     double L, dir[2] = {0.0, 0.0}, nrm[3] = {0.0, 0.0, 1.0};
-    const double rho = RCURV + g->side * HEIGHT;
+    const double rho = RCURV + g->side * probe_h;
     const int t = g->nplane_v;
     if (P->curved) {
         L = rho * fabs(P->th1 - P->th0);
@@ -510,7 +556,7 @@ static int run_path(const ct_model_type *mt, const model_row *row, geo *g, const
         L = dim == 3 ? hypot(P->p1[0] - P->p0[0], P->p1[1] - P->p0[1]) : fabs(P->p1[0] - P->p0[0]);
         dir[0] = (P->p1[0] - P->p0[0]) / L, dir[1] = dim == 3 ? (P->p1[1] - P->p0[1]) / L : 0.0;
         memcpy(x0, g->x, (size_t)nd * sizeof(double));
-        double shift[3] = {P->p0[0], dim == 3 ? P->p0[1] : HEIGHT, HEIGHT};
+        double shift[3] = {P->p0[0], dim == 3 ? P->p0[1] : probe_h, probe_h};
         for (int v = t; v < nv; ++v)
             for (int k = 0; k < dim; ++k) x0[dim * v + k] += shift[k];
     }
@@ -521,7 +567,7 @@ static int run_path(const ct_model_type *mt, const model_row *row, geo *g, const
     double diag = 0.0;
     for (int k = 0; k < dim; ++k) diag += (hi[k] - lo[k]) * (hi[k] - lo[k]);
     const char *names[2] = {"probe", "plane"};
-    double young[2] = {1e6, NAN};
+    double young[2] = {PROBE_YOUNG, NAN};
     ct_step_ctx ctx = {0};
     ctx.dim = dim;
     ctx.h = 0.01;
@@ -544,7 +590,7 @@ static int run_path(const ct_model_type *mt, const model_row *row, geo *g, const
     ct_model *m = NULL;
     ct_status s = ct_model_create(&m, mt, &prm, &ctx, &dg);
     if (s == CT_OK) s = ct_model_begin_step(m, &ctx);
-    const int ns = P->curved ? NSAMP_CURVED : NSAMP;
+    const int ns = P->curved ? nsamp_curved : nsamp_flat;
     for (int i = 0; i < ns && s == CT_OK; ++i) {
         double sp = L * i / (ns - 1), tng[3] = {dir[0], dir[1], 0.0};
         if (P->curved) {
@@ -610,7 +656,7 @@ static int run_path(const ct_model_type *mt, const model_row *row, geo *g, const
 
 /* ---------------------------------------------------------------- output */
 
-/* Walls: local maxima of E that stand out by more than 1e-6 E_flat over their ±d̂ neighbourhood
+/* Walls: local maxima of E that stand out by more than 1e-6 |E_flat| over their ±d̂ neighbourhood
  * (the convergent set's round-off ripples are ~1e-16). Writes indices, returns the count. */
 static int find_walls(const sample *o, int ns, double Eflat, int *idx, int cap)
 {
@@ -622,7 +668,7 @@ static int find_walls(const sample *o, int ns, double Eflat, int *idx, int cap)
         double lo = o[i].E;
         for (int j = i - win; j <= i + win; ++j)
             if (j >= 0 && j < ns) lo = fmin(lo, o[j].E);
-        if (o[i].E - lo > 1e-6 * Eflat && n < cap) idx[n++] = i;
+        if (o[i].E - lo > 1e-6 * fabs(Eflat) && n < cap) idx[n++] = i;
     }
     return n;
 }
@@ -668,7 +714,7 @@ static void write_body(const char *dir, const geo *g)
 }
 
 static int write_dat(const char *dir, const char *name, const geo *g, const model_row *row, const path *P,
-                     const sample *o, double Eflat, double wv)
+                     const sample *o, double Eflat, double wv, const ct_adhesion_law *law)
 {
     char fn[1024];
     snprintf(fn, sizeof fn, "%s/%s.dat", dir, name);
@@ -689,13 +735,23 @@ static int write_dat(const char *dir, const char *name, const geo *g, const mode
     fprintf(f, "# row %s: model %s, dhat kappa as below, %s\n", row->label, row->model, row->settings);
     fprintf(f, "# path %s: %s\n", P->name, P->doc);
     fprintf(f, "# dim %d dhat %.17g kappa %.17g h %.17g cell %.17g w_v %.17g E_flat %.17g probe %s", g->dim, DHAT,
-            KAPPA, HEIGHT, CELL, wv, Eflat, g->w_point > 0 ? "point" : "body");
+            KAPPA, probe_h, CELL, wv, Eflat, g->w_point > 0 ? "point" : "body");
     if (g->side)
         fprintf(f, " R %.17g nseg %d side %d z %.17g th0 %.17g th1 %.17g", RCURV, NPOLY, g->side, P->z, P->th0,
                 P->th1);
-    fprintf(f, "\n# E_flat = %g * w_v * kappa * b(h) (the tip's own term over a face interior; see README)%s\n",
-            Eflat / (wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL)),
-            g->side ? "; on the curved surface the ideal energy (constant distance h from the smooth one)" : "");
+    if (law->y_eps > 0.0)
+        fprintf(f, " yeps %.17g dhat_p %.17g dhat_a %.17g variant %s", law->y_eps, law->dp, law->da,
+                law->variant == CT_ADH_SQUARED ? "squared" : "distance");
+    if (law->y_eps > 0.0)
+        fprintf(f,
+                "\n# E_flat = %g * w_v * (kappa * b(h) + a(h)) (a: Fang et al.'s normal adhesion, Y eps_c = yeps; the "
+                "tip's own term over a face interior; see README)%s\n",
+                Eflat / (wv * (KAPPA * ct_barrier(probe_h, DHAT, NULL, NULL) + ct_adhesion(law, probe_h, NULL, NULL))),
+                g->side ? "; on the curved surface the ideal energy (constant distance h from the smooth one)" : "");
+    else
+        fprintf(f, "\n# E_flat = %g * w_v * kappa * b(h) (the tip's own term over a face interior; see README)%s\n",
+                Eflat / (wv * KAPPA * ct_barrier(probe_h, DHAT, NULL, NULL)),
+                g->side ? "; on the curved surface the ideal energy (constant distance h from the smooth one)" : "");
     if (g->side)
         fprintf(f,
                 "# columns: 1 s (m, arc length along the path)  2 px  3 py (m, tip position; 3D z = the header's z)\n"
@@ -714,7 +770,7 @@ static int write_dat(const char *dir, const char *name, const geo *g, const mode
                 "the probe's vertices)\n"
                 "#   12 horizontal distance to the nearest plane edge (m; 2D: 0)  13 to the nearest plane vertex "
                 "(m)\n");
-    for (int i = 0; i < (P->curved ? NSAMP_CURVED : NSAMP); ++i)
+    for (int i = 0; i < (P->curved ? nsamp_curved : nsamp_flat); ++i)
         fprintf(f, "%.10e %.10e %.10e %.17e %.17e %.10e %.10e %.10e %.10e %.10e %.10e %.6e %.6e\n", o[i].s, o[i].px,
                 o[i].py, o[i].E / Eflat, o[i].E, o[i].ft_path, o[i].ft_abs, o[i].fn, o[i].fbt_path, o[i].fbt_abs,
                 o[i].fbn, o[i].de, o[i].dv);
@@ -757,13 +813,15 @@ static void summarize(const char *name, const sample *o, int ns, double Eflat)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: energy_wall OUTDIR\n");
+    const int quick = argc == 3 && strcmp(argv[2], "--quick") == 0;
+    if (argc != 2 && !quick) {
+        fprintf(stderr, "usage: energy_wall OUTDIR [--quick]\n");
         return 2;
     }
     const char *dir = argv[1];
     mkdir(dir, 0777);
     const ct_model_type *mts[NROWS];
+    ct_adhesion_law laws[NROWS];
     for (int k = 0; k < NROWS; ++k) {
         mts[k] = ct_model_find(ROWS[k].model);
         if (!mts[k] || strchr(ROWS[k].label, '_')) {
@@ -771,6 +829,7 @@ int main(int argc, char **argv)
                     mts[k] ? "a label must not contain '_'" : "model not registered");
             return 1;
         }
+        if (row_law(mts[k], &ROWS[k], &laws[k])) return 1;
     }
     const double a = CELL, c = 4 * CELL; /* paths run over the middle of the plane */
     /* paths over the middle of the plane, starting and ending half a cell away from grid lines */
@@ -784,7 +843,7 @@ int main(int argc, char **argv)
     };
     const path paths2[] = {{"x", "along x from 1.5a to 5.5a", {c - 2.5 * a, 0}, {c + 1.5 * a, 0}, 0, 0, 0, 0}};
     /* curved: clockwise over the top from the facet middle at π/2 + 2Δ to the one at π/2 − 2Δ (the tip
-     * moves in +x at the top), over the four vertices at π/2 ± Δ/2, π/2 ± 3Δ/2 (samples 250, 750, ...) */
+     * moves in +x at the top), over the four vertices at π/2 ± Δ/2, π/2 ± 3Δ/2 (samples 125, 375, 625, 875) */
     const double D = 2.0 * PI / NPOLY;
     const path pathsc3[] = {
         {"ring", "around the axis at z = 2a + 0.25 dhat (just off a ring of vertices), theta from pi/2 + 2D to "
@@ -834,16 +893,31 @@ int main(int argc, char **argv)
                 }
                 const double wv = g.s.vert_area[g.nplane_v];
                 for (int pa = 0; pa < surfs[pl].npaths && !rc; ++pa)
-                    for (int k = 0; k < NROWS && !rc; ++k) {
-                        const path *P = &surfs[pl].paths[pa];
-                        double Eflat = ROWS[k].flat[dim - 2] * wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL);
-                        snprintf(name, sizeof name, "%dd_%s_%s_%s_%s", dim, surfs[pl].name, body ? "body" : "point",
-                                 P->name, ROWS[k].label);
-                        if (run_path(mts[k], &ROWS[k], &g, P, o) || write_dat(dir, name, &g, &ROWS[k], P, o, Eflat, wv))
-                            rc = 1;
-                        else
-                            summarize(name, o, P->curved ? NSAMP_CURVED : NSAMP, Eflat);
-                    }
+                    for (int k = 0; k < NROWS && !rc; ++k)
+                        for (int hb = 0; hb < (ROWS[k].hband > 0.0 ? 2 : 1) && !rc; ++hb) {
+                            const path *P = &surfs[pl].paths[pa];
+                            const ct_adhesion_law *law = &laws[k];
+                            probe_h = hb ? ROWS[k].hband * DHAT : HEIGHT;
+                            nsamp_flat = quick && law->y_eps > 0.0 ? (NSAMP - 1) / 5 + 1 : NSAMP;
+                            nsamp_curved = quick && law->y_eps > 0.0 ? (NSAMP_CURVED - 1) / 5 + 1 : NSAMP_CURVED;
+                            double Eflat = ROWS[k].flat[dim - 2] * wv * KAPPA * ct_barrier(HEIGHT, DHAT, NULL, NULL);
+                            if (law->y_eps > 0.0)
+                                Eflat = ROWS[k].flat[dim - 2] * wv *
+                                        (KAPPA * ct_barrier(probe_h, DHAT, NULL, NULL) +
+                                         ct_adhesion(law, probe_h, NULL, NULL));
+                            char lab[64];
+                            if (hb)
+                                snprintf(lab, sizeof lab, "%s-h%g", ROWS[k].label, ROWS[k].hband);
+                            else
+                                snprintf(lab, sizeof lab, "%s", ROWS[k].label);
+                            snprintf(name, sizeof name, "%dd_%s_%s_%s_%s", dim, surfs[pl].name,
+                                     body ? "body" : "point", P->name, lab);
+                            if (run_path(mts[k], &ROWS[k], &g, P, o) ||
+                                write_dat(dir, name, &g, &ROWS[k], P, o, Eflat, wv, law))
+                                rc = 1;
+                            else
+                                summarize(name, o, P->curved ? nsamp_curved : nsamp_flat, Eflat);
+                        }
                 geo_free(&g);
             }
     }
