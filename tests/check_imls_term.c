@@ -129,6 +129,32 @@ static ct_status term_eval(term *T, const double *x, ct_imls_mode what, ct_imls_
                              T->verts, T->cap, T->g, T->H);
 }
 
+/* Central differences over the stencil verts (n vertices) of the term's energy (step 1e-6) into gfd and of
+ * its gradient (1e-5) into Hfd (row-major), x restored afterwards. */
+static void term_fd(term *T, double *x, int n, const int *verts, double *gfd, double *Hfd)
+{
+    const int d = T->d, NX = d * n;
+    const double h1 = 1e-6, h2 = 1e-5;
+    for (int j = 0; j < NX; ++j) {
+        double *xj = x + d * verts[j / d] + j % d;
+        const double x0 = *xj;
+        *xj = x0 + h1;
+        term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT);
+        const double ep = T->res.energy;
+        *xj = x0 - h1;
+        term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT);
+        gfd[j] = (ep - T->res.energy) / (2 * h1);
+        *xj = x0 + h2;
+        ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
+        ck_assert_int_eq(T->res.n, n);
+        for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = T->g[i];
+        *xj = x0 - h2;
+        ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
+        for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = (Hfd[(size_t)i * NX + j] - T->g[i]) / (2 * h2);
+        *xj = x0;
+    }
+}
+
 /* ∇ψ and ∇²ψ over the stencil, composed here from ct_imls and the chain (independent of the term) */
 static void psi_derivs(const term *T, const double *x, int n, const int *verts, double *gX, double *HX)
 {
@@ -188,26 +214,7 @@ static double check_term(term *T, double *x, const char *what)
     ck_assert(ct_test_diffnorm(T->g, g, (size_t)NX) == 0.0);
 
     double *gfd = malloc((size_t)NX * sizeof *gfd), *Hfd = malloc((size_t)NX * NX * sizeof *Hfd);
-    const double h1 = 1e-6, h2 = 1e-5;
-    for (int j = 0; j < NX; ++j) {
-        double *xj = x + d * verts[j / d] + j % d;
-        const double x0 = *xj;
-        *xj = x0 + h1;
-        term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT);
-        const double ep = T->res.energy;
-        *xj = x0 - h1;
-        term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT);
-        const double em = T->res.energy;
-        gfd[j] = (ep - em) / (2 * h1);
-        *xj = x0 + h2;
-        ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
-        ck_assert_int_eq(T->res.n, n);
-        for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = T->g[i];
-        *xj = x0 - h2;
-        ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
-        for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = (Hfd[(size_t)i * NX + j] - T->g[i]) / (2 * h2);
-        *xj = x0;
-    }
+    term_fd(T, x, n, verts, gfd, Hfd);
     const double eg = ct_test_diffnorm(g, gfd, (size_t)NX) / ct_test_norm(gfd, (size_t)NX);
     const double eh = ct_test_diffnorm(H, Hfd, (size_t)NX * NX) / ct_test_norm(Hfd, (size_t)NX * NX);
     /* translation */
@@ -386,25 +393,7 @@ static double check_faded(term *T, double *x, double u, const ct_adhesion_law *L
     memcpy(g, T->g, (size_t)NX * sizeof *g);
     memcpy(H, T->H, (size_t)NX * NX * sizeof *H);
     double *gfd = malloc((size_t)NX * sizeof *gfd), *Hfd = malloc((size_t)NX * NX * sizeof *Hfd);
-    const double h1 = 1e-6, h2 = 1e-5;
-    for (int j = 0; j < NX; ++j) {
-        double *xj = x + d * verts[j / d] + j % d;
-        const double x0 = *xj;
-        *xj = x0 + h1;
-        term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT);
-        const double ep = T->res.energy;
-        *xj = x0 - h1;
-        term_eval(T, x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT);
-        gfd[j] = (ep - T->res.energy) / (2 * h1);
-        *xj = x0 + h2;
-        ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
-        ck_assert_int_eq(T->res.n, n);
-        for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = T->g[i];
-        *xj = x0 - h2;
-        ck_assert_int_eq(term_eval(T, x, CT_IMLS_GRADIENT, CT_IMLS_HESS_EXACT), CT_OK);
-        for (int i = 0; i < NX; ++i) Hfd[(size_t)i * NX + j] = (Hfd[(size_t)i * NX + j] - T->g[i]) / (2 * h2);
-        *xj = x0;
-    }
+    term_fd(T, x, n, verts, gfd, Hfd);
     const double eg = ct_test_diffnorm(g, gfd, (size_t)NX) / ct_test_norm(gfd, (size_t)NX);
     const double eh = ct_test_diffnorm(H, Hfd, (size_t)NX * NX) / ct_test_norm(Hfd, (size_t)NX * NX);
     double tr = 0.0;

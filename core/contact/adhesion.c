@@ -2,6 +2,7 @@
 #include "contactlab/ct_adhesion.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 ct_adhesion_law ct_adhesion_law_make(ct_adhesion_variant variant, double dp, double da, double y_eps)
@@ -96,4 +97,21 @@ double ct_adhesion_ft_prime(double y, double eps)
 {
     if (y >= 2.0 * eps) return 0.0;
     return 2.0 / eps - 2.0 * y / (eps * eps);
+}
+
+ct_status ct_adhesion_pair_laws(ct_adhesion_law **out, int np, const double *part_young, double y_obs,
+                                ct_adhesion_variant variant, double dp, double da, double eps_c)
+{
+    ct_adhesion_law *law = malloc(((size_t)np * (size_t)np + 1) * sizeof *law);
+    *out = law;
+    if (!law) return CT_ENOMEM;
+    for (int a = 0; a < np; ++a)
+        for (int b = 0; b < np; ++b) {
+            double ya = part_young ? part_young[a] : NAN, yb = part_young ? part_young[b] : NAN;
+            if (!isfinite(ya)) ya = y_obs;
+            if (!isfinite(yb)) yb = y_obs;
+            const double y = isfinite(ya) && isfinite(yb) ? fmin(ya, yb) : isfinite(ya) ? ya : isfinite(yb) ? yb : 0.0;
+            law[a * np + b] = ct_adhesion_law_make(variant, dp, da, y * eps_c);
+        }
+    return CT_OK;
 }

@@ -92,17 +92,7 @@ static ct_status adhesion_init(imls_state *st, const ct_step_ctx *c, ct_params *
     prm->value[P_DHAT_P] = dp;
     const ct_adhesion_variant var = (int)prm->value[P_VARIANT] == 1 ? CT_ADH_SQUARED : CT_ADH_DISTANCE;
     const double y_obs = prm->is_auto[P_Y_OBS] ? NAN : prm->value[P_Y_OBS];
-    const int np = st->np;
-    st->law = malloc((size_t)np * (size_t)np * sizeof *st->law);
-    if (!st->law) return CT_ENOMEM;
-    for (int a = 0; a < np; ++a)
-        for (int b = 0; b < np; ++b) {
-            double ya = c->part_young ? c->part_young[a] : NAN, yb = c->part_young ? c->part_young[b] : NAN;
-            if (!isfinite(ya)) ya = y_obs;
-            if (!isfinite(yb)) yb = y_obs;
-            const double y = isfinite(ya) && isfinite(yb) ? fmin(ya, yb) : isfinite(ya) ? ya : isfinite(yb) ? yb : 0.0;
-            st->law[a * np + b] = ct_adhesion_law_make(var, dp, da, y * eps_c);
-        }
+    if (ct_adhesion_pair_laws(&st->law, st->np, c->part_young, y_obs, var, dp, da, eps_c) != CT_OK) return CT_ENOMEM;
     st->reach = fmax(st->dhat, da);
     return CT_OK;
 }
@@ -259,9 +249,7 @@ static double min_distance(const imls_state *st, const ct_step_ctx *c, const dou
         if (st->tstate[t] != CT_IMLS_TERM_OFF) dmin = fmin(dmin, st->psi[t]);
     for (int o = 0; o < st->nobs; ++o)
         for (int k = 0; k < st->nq; ++k) {
-            const double *xq = x + (size_t)st->qv[k] * st->dim;
-            double d = 0.0;
-            for (int a = 0; a < st->dim; ++a) d += c->obstacles[o].normal[a] * (xq[a] - c->obstacles[o].point[a]);
+            const double d = imls_halfspace_dist(st, c, x, k, o);
             if (d < st->reach) dmin = fmin(dmin, d);
         }
     return dmin;
@@ -333,23 +321,21 @@ static ct_status imls_forces(void *p, const ct_step_ctx *c, const double *x, ct_
             nsum += st->nsup[t];
             nact++;
         }
-    imls_work w = {0};
-    s = imls_work_ensure(&w, st, kmax, CT_IMLS_GRADIENT, CT_IMLS_HESS_GN);
-    if (s != CT_OK) {
-        imls_work_free(&w);
-        return s;
-    }
+    /* the first thread's work of the pool (reserved by the value pass), grown as needed */
+    imls_work *w = &st->pool[0];
+    s = imls_work_ensure(w, st, kmax, CT_IMLS_GRADIENT, CT_IMLS_HESS_GN);
+    if (s != CT_OK) return s;
     for (long t = 0; t < st->nterm && s == CT_OK; ++t) {
         if (st->tstate[t] != CT_IMLS_TERM_ACTIVE) continue;
         const int A = st->term[t].qb, B = st->term[t].fb;
         const int sticky = imls_law(st, A, B) != NULL;
         int n = 0;
         double ftot[3], fbar[3] = {0, 0, 0};
-        s = imls_term_gradient(st, x, t, 1, &w, &n);
-        query_force(c, &w, n, A, dim, ftot);
+        s = imls_term_gradient(st, x, t, 1, w, &n);
+        query_force(c, w, n, A, dim, ftot);
         if (s == CT_OK && sticky && st->psi[t] < st->dhat) { /* the barrier alone */
-            s = imls_term_gradient(st, x, t, 0, &w, &n);
-            query_force(c, &w, n, A, dim, fbar);
+            s = imls_term_gradient(st, x, t, 0, w, &n);
+            query_force(c, w, n, A, dim, fbar);
         } else if (!sticky) {
             memcpy(fbar, ftot, sizeof fbar);
         }
@@ -359,7 +345,6 @@ static ct_status imls_forces(void *p, const ct_step_ctx *c, const double *x, ct_
             book(out, A, B, fadh, dim, CT_FORCE_ADHESION_NORMAL, out->bonded_pairs);
         }
     }
-    imls_work_free(&w);
     if (s != CT_OK) return s;
     for (int o = 0; o < st->nobs; ++o)
         for (int k = 0; k < st->nq; ++k) {

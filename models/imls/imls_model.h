@@ -1,6 +1,6 @@
 /* imls_model.h — the state shared by the imls model's two files (model-private, not a core
- * header): imls.c (parameters, the ops, forces) and imls_terms.c (the fields' neighbour search,
- * the term list, its evaluation passes and the step-size rule). README.md describes the model.
+ * header): imls.c (parameters, the ops, forces), imls_terms.c (the fields' neighbour search, the term
+ * list, its evaluation passes) and imls_step.c (the step-size rule). README.md describes the model.
  *
  * Terms. A term is one (query vertex q of body i, field of body j ≠ i) with the candidate samples
  * of j near q; its energy is w·κ·b(ψ_j(x_q)) (ct_imls_term.h), w = the vertex's rest area share
@@ -105,11 +105,30 @@ typedef struct imls_state {
 
 double imls_now(void);
 
+static inline double imls_dist2(const double *a, const double *b, int dim)
+{
+    double s = 0.0;
+    for (int k = 0; k < dim; ++k) s += (a[k] - b[k]) * (a[k] - b[k]);
+    return s;
+}
+
+/* whether p lies in field f's box (at the list positions) grown by r */
+static inline int imls_in_box(const imls_field *f, const double *p, double r, int dim)
+{
+    for (int d = 0; d < dim; ++d)
+        if (p[d] < f->lo[d] - r || p[d] > f->hi[d] + r) return 0;
+    return 1;
+}
+
 /* imls_terms.c */
 /* R_given[b]: body b's radius (NAN: auto, R_factor[b] × its mean edge, floored) */
 ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, const double *R_given, const double *R_factor,
                            const ct_imls_params *fp, ct_imls_hess_mode mode, ct_diag *diag);
 void imls_fields_free(imls_state *st);
+/* The candidate margin (nb_margin × the smallest R). */
+double imls_margin(const imls_state *st);
+/* Make the term list valid at x (rebuilt, with the fields' trees, when x has left the margin). */
+ct_status imls_ensure_list(imls_state *st, const ct_step_ctx *c, const double *x);
 /* Make the value pass current at x (the term list rebuilt when x has left its margin). */
 ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x);
 /* g += the gradient at x; H += the Hessian triplets (mode) at x; each calls imls_eval_value. */
@@ -119,6 +138,8 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
 /* The term t's gradient over its stencil at x_eval (an ACTIVE term): verts (n), grad (n·dim); with_law
  * 0: the barrier's part alone (n = 0 where only the adhesion acts). */
 ct_status imls_term_gradient(imls_state *st, const double *x, long t, int with_law, imls_work *w, int *n);
+/* The distance of query k in front of half-space o at x. */
+double imls_halfspace_dist(const imls_state *st, const ct_step_ctx *c, const double *x, int k, int o);
 /* The half-space terms at x: energy, and with g the gradient added. */
 double imls_halfspace_energy(const imls_state *st, const ct_step_ctx *c, const double *x, double *g);
 /* The force on query k's vertex from half-space o, the barrier's (fb) and the adhesion's (fa); 0 if none. */
@@ -128,6 +149,7 @@ int imls_halfspace_force(const imls_state *st, const ct_step_ctx *c, const doubl
 const ct_adhesion_law *imls_law(const imls_state *st, int a, int b);
 /* Term parameters of tm: its field's, with the pair's adhesion law when with_law. */
 void imls_term_prm(const imls_state *st, const imls_term *tm, int with_law, ct_imls_term_params *out);
+/* imls_step.c */
 ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, const double *dx, double *alpha);
 ct_status imls_work_ensure(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode);
 double *imls_work_y(imls_work *w, size_t n);

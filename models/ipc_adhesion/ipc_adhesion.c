@@ -274,17 +274,7 @@ static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, ct_params *p
     prm->value[P_EPS_A] = st->eps_a;
     const ct_adhesion_variant var = (int)prm->value[P_VARIANT] == 1 ? CT_ADH_SQUARED : CT_ADH_DISTANCE;
     const double y_obs = prm->is_auto[P_Y_OBS] ? NAN : prm->value[P_Y_OBS];
-    const int np = st->np;
-    st->law = malloc((size_t)np * (size_t)np * sizeof *st->law);
-    if (!st->law) return CT_ENOMEM;
-    for (int a = 0; a < np; ++a)
-        for (int b = 0; b < np; ++b) {
-            double ya = c->part_young ? c->part_young[a] : NAN, yb = c->part_young ? c->part_young[b] : NAN;
-            if (!isfinite(ya)) ya = y_obs;
-            if (!isfinite(yb)) yb = y_obs;
-            double y = isfinite(ya) && isfinite(yb) ? fmin(ya, yb) : isfinite(ya) ? ya : isfinite(yb) ? yb : 0.0;
-            st->law[a * np + b] = ct_adhesion_law_make(var, dp, da, y * eps_c);
-        }
+    if (ct_adhesion_pair_laws(&st->law, st->np, c->part_young, y_obs, var, dp, da, eps_c) != CT_OK) return CT_ENOMEM;
     if (st->mu_a > 0.0 && c->newton_tol_v > 0.0 && st->eps_a < 2.0 * c->newton_tol_v)
         ct_diag_add(diag, CT_OK,
                     "warning: /contact/eps_a: %g m/s is below 2 x the Newton velocity tolerance (%g m/s): Newton may "

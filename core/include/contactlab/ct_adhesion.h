@@ -29,6 +29,8 @@
 #ifndef CT_ADHESION_H
 #define CT_ADHESION_H
 
+#include "ct_status.h"
+
 typedef enum { CT_ADH_DISTANCE, CT_ADH_SQUARED } ct_adhesion_variant;
 
 /* The constants of one normal adhesion law (one per pair of participants: Y differs). */
@@ -43,6 +45,13 @@ typedef struct ct_adhesion_law {
 /* The law with peak (distance form) or d̂_p (squared form) pressure y_eps = Y·ε_c (Pa);
  * y_eps = 0 gives the zero law. Needs 0 < dp < da. */
 ct_adhesion_law ct_adhesion_law_make(ct_adhesion_variant variant, double dp, double da, double y_eps);
+
+/* The np × np table of the laws of every participant pair (a, b) at [a·np + b], malloc'ed into *out: Y the
+ * smaller of the two Young's moduli part_young[a], part_young[b] (np entries, NULL: none; a participant
+ * without a material (not finite) takes y_obs, or when y_obs is not finite the other's; 0 if neither has
+ * one), the pressure y·eps_c. CT_ENOMEM. */
+ct_status ct_adhesion_pair_laws(ct_adhesion_law **out, int np, const double *part_young, double y_obs,
+                                ct_adhesion_variant variant, double dp, double da, double eps_c);
 
 /* a(d) with a'(d), a''(d) (pointers may be NULL). */
 double ct_adhesion(const ct_adhesion_law *L, double d, double *d1, double *d2);
