@@ -366,6 +366,79 @@ START_TEST(test_curved_2d)
 }
 END_TEST
 
+/* ---- the Hessian from the factored ∇²_z ψ and cached normals against the dense chain ---- */
+
+static double adh_law(const void *ctx, double psi, double *d1, double *d2);
+
+/* max |H_cached − H_dense| / max |H_dense| (and the same for the gradients) over trials near a jittered
+ * sphere / circle: with the normals' derivatives cached the term maps the factors of ∇²_z ψ to the
+ * stencil (hess_factored), without it the dense ∇²_z ψ through ct_vnormal_chain; the two are the same
+ * matrix in exact arithmetic. */
+static double factored_case(int dim, int cells, double R, double gap, int iters, int law, ct_imls_hess_mode mode,
+                            int trials)
+{
+    body B;
+    const double o[3] = {-1, -1, -1}, sz[3] = {2, 2, 2};
+    const int c[3] = {cells, cells, cells};
+    body_make(&B, dim, o, sz, c, 1, 0.15);
+    const int q = interior_vertex(&B);
+    int samples[128], done = 0;
+    double worst = 0.0;
+    const ct_adhesion_law L = ct_adhesion_law_make(CT_ADH_DISTANCE, 2.0 * gap, 4.0 * gap, 5e3);
+    for (int trial = 0; trial < trials; ++trial) {
+        const int anchor = B.s.bverts[(5 * trial + 1) % B.s.nbv];
+        const double r = ct_test_norm(B.x + dim * anchor, (size_t)dim);
+        for (int a = 0; a < dim; ++a) B.x[dim * q + a] = B.x[dim * anchor + a] * (1.0 + gap / r) + 0.02 * ct_test_xs_pm1(&rng);
+        const int k = gather(&B, B.x + dim * q, R, samples, 128);
+        term T;
+        term_init(&T, &B.t, R, 2.0 * gap, 1e4, q, 0.05, k, samples);
+        T.prm.field.iters = iters;
+        if (law) T.prm.extra = adh_law, T.prm.extra_ctx = &L, T.prm.extra_reach = 4.0 * gap;
+        ck_assert_int_eq(term_eval(&T, B.x, CT_IMLS_HESSIAN, mode), CT_OK);
+        if (T.res.state != CT_IMLS_TERM_ACTIVE || T.res.chi < 1.0) {
+            term_free(&T);
+            continue;
+        }
+        const int N = dim * T.res.n;
+        double *H0 = malloc((size_t)N * N * sizeof *H0), *g0 = malloc((size_t)N * sizeof *g0);
+        memcpy(H0, T.H, (size_t)N * N * sizeof *H0);
+        memcpy(g0, T.g, (size_t)N * sizeof *g0);
+        ct_vnormal_cache nc;
+        ct_vnormal_cache_init(&nc);
+        ck_assert_int_eq(ct_vnormal_cache_fill(&nc, &B.t, B.x, k, samples, 2, 1), CT_OK);
+        T.prm.normals = &nc;
+        ck_assert_int_eq(term_eval(&T, B.x, CT_IMLS_HESSIAN, mode), CT_OK);
+        ck_assert_int_eq(dim * T.res.n, N);
+        double hm = 0.0, hd = 0.0, gm = 0.0, gd = 0.0;
+        for (int i = 0; i < N * N; ++i) hm = fmax(hm, fabs(H0[i])), hd = fmax(hd, fabs(T.H[i] - H0[i]));
+        for (int i = 0; i < N; ++i) gm = fmax(gm, fabs(g0[i])), gd = fmax(gd, fabs(T.g[i] - g0[i]));
+        ck_assert(asym(T.H, N) == 0.0);
+        worst = fmax(worst, fmax(hd / hm, gd / gm));
+        ++done;
+        ct_vnormal_cache_free(&nc);
+        free(H0), free(g0);
+        term_free(&T);
+    }
+    body_free(&B);
+    ck_assert_int_ge(done, 1);
+    return worst;
+}
+
+START_TEST(test_factored)
+{
+    rng = 0x9e3779b97f4a7c15ull + 7u;
+    double worst = 0.0;
+    for (int law = 0; law < 2; ++law)
+        for (int iters = 0; iters < 2; ++iters) {
+            worst = fmax(worst, factored_case(3, 4, 0.9, 0.15, iters, law, CT_IMLS_HESS_EXACT, 3));
+            worst = fmax(worst, factored_case(2, 8, 0.55, 0.08, iters, law, CT_IMLS_HESS_EXACT, 4));
+        }
+    worst = fmax(worst, factored_case(3, 4, 0.9, 0.15, 1, 0, CT_IMLS_HESS_PROJECT, 2));
+    printf("factored Hessian with cached normals against the dense chain: worst rel difference %.2e\n", worst);
+    ck_assert(worst < 1e-12);
+}
+END_TEST
+
 /* ---- the fade and an extra law (sticky IMLS) ---- */
 
 static double adh_law(const void *ctx, double psi, double *d1, double *d2) { return ct_adhesion(ctx, psi, d1, d2); }
@@ -679,9 +752,22 @@ START_TEST(test_timing)
                 t[m] = fmin(t[m], (ct_test_now() - t0) / reps * 1e6);
             }
         }
+        /* EXACT with the samples' normal derivatives cached (the model's case): the factored path */
+        ct_vnormal_cache nc;
+        ct_vnormal_cache_init(&nc);
+        ck_assert_int_eq(ct_vnormal_cache_fill(&nc, &B.t, B.x, k, samples, 2, 1), CT_OK);
+        T.prm.normals = &nc;
+        double tc = 1e30;
+        for (int bt = 0; bt < 5; ++bt) {
+            const double t0 = ct_test_now();
+            for (int r = 0; r < 100; ++r) term_eval(&T, B.x, CT_IMLS_HESSIAN, CT_IMLS_HESS_EXACT);
+            tc = fmin(tc, (ct_test_now() - t0) / 100 * 1e6);
+        }
+        ct_vnormal_cache_free(&nc);
         printf("timing 3D k = %d (R = %.3f), stencil %d vertices (%d dofs), psi = %.4f: energy %.2f us, "
-               "+gradient %.1f us, +Hessian EXACT %.1f us, GN %.1f us, PROJECT %.0f us per term\n",
-               k, R, n, 3 * n, T.res.psi, t[0], t[1], t[2], t[3], t[4]);
+               "+gradient %.1f us, +Hessian EXACT %.1f us (normals cached: %.1f us), GN %.1f us, PROJECT %.0f us "
+               "per term\n",
+               k, R, n, 3 * n, T.res.psi, t[0], t[1], t[2], tc, t[3], t[4]);
         term_free(&T);
     }
     body_free(&B);
@@ -698,6 +784,7 @@ static Suite *imls_term_suite(void)
     tcase_add_test(tc, test_curved_2d);
     tcase_add_test(tc, test_curved_3d);
     tcase_add_test(tc, test_fade);
+    tcase_add_test(tc, test_factored);
     tcase_add_test(tc, test_timing);
     suite_add_tcase(s, tc);
     return s;

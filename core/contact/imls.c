@@ -67,7 +67,7 @@ size_t ct_imls_work_size(int dim, int k, ct_imls_mode mode)
     const size_t d = (size_t)dim, p = (size_t)ct_imls_nvars(dim, k);
     size_t n = (size_t)k * (d + 4); /* δ, u, φ, s, a per sample */
     if (mode >= CT_IMLS_GRADIENT) n += (d + 1) * p + 3 * p;  /* C, ∇B, ∇f¹_z, ∇W_z */
-    if (mode >= CT_IMLS_HESSIAN) n += 2 * (d + 1) * p + p;   /* G, F_cz, ∇(∂_λB) */
+    if (mode >= CT_IMLS_HESSIAN) n += 2 * (d + 1) * p + p + (size_t)k * 4 * d * d; /* G, F_cz, ∇(∂_λB), M_i */
     return n;
 }
 
@@ -228,24 +228,30 @@ static void rank2_upper(int p, int nm, const double *const *A, const double *con
 static void clear_outputs(int p, ct_imls_mode mode, double *grad, double *hess)
 {
     if (mode >= CT_IMLS_GRADIENT) memset(grad, 0, (size_t)p * sizeof *grad);
-    if (mode >= CT_IMLS_HESSIAN) memset(hess, 0, (size_t)p * (size_t)p * sizeof *hess);
+    if (mode >= CT_IMLS_HESSIAN && hess) memset(hess, 0, (size_t)p * (size_t)p * sizeof *hess);
 }
 
-ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const double *pos,
-                       const double *nrm, ct_imls_mode mode, double *work, size_t work_len,
-                       ct_imls_result *res, double *grad, double *hess)
+/* The evaluation for ct_imls_eval (hess) and ct_imls_eval_factored (fac): in HESSIAN mode the
+ * per-sample blocks M_i and the rank-2 pairs are formed once, then kept (fac) or summed (hess). */
+static ct_status eval(const ct_imls_params *prm, int k, const double *x, const double *pos, const double *nrm,
+                      ct_imls_mode mode, double *work, size_t work_len, ct_imls_result *res, double *grad,
+                      double *hess, ct_imls_hfac *fac)
 {
     if (ct_imls_params_check(prm) != CT_OK || k < 0 || !res || !x) return CT_EINPUT;
     if (mode < CT_IMLS_VALUE || mode > CT_IMLS_HESSIAN) return CT_EINPUT;
     if (k > 0 && (!pos || !nrm)) return CT_EINPUT;
-    if ((mode >= CT_IMLS_GRADIENT && !grad) || (mode >= CT_IMLS_HESSIAN && !hess)) return CT_EINPUT;
+    if ((mode >= CT_IMLS_GRADIENT && !grad) || (mode >= CT_IMLS_HESSIAN && !hess && !fac)) return CT_EINPUT;
     if (work_len < ct_imls_work_size(prm->dim, k, mode) || (k > 0 && !work)) return CT_EINPUT;
 
-    const int d = prm->dim, p = ct_imls_nvars(d, k), L = 3 * d + 1;
+    const int d = prm->dim, p = ct_imls_nvars(d, k), L = 3 * d + 1, d2 = 2 * d;
     const double R2 = prm->R * prm->R;
     memset(res, 0, sizeof *res);
     res->a_min = res->a_max = 1.0;
     clear_outputs(p, mode, grad, hess);
+    if (fac) {
+        fac->dim = d, fac->k = k, fac->nm = 0;
+        fac->loc = NULL;
+    }
 
     /* per-sample cache */
     double *dl = work, *uu = dl + (size_t)k * d, *ph = uu + k, *ss = ph + k, *aa = ss + k;
@@ -416,8 +422,9 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
     if (mode == CT_IMLS_GRADIENT) return CT_OK;
 
     /* ---- Hessian ---- */
-    double *G = gW + p, *Fcz = G + (size_t)(d + 1) * p, *dlB = Fcz + (size_t)(d + 1) * p;
+    double *G = gW + p, *Fcz = G + (size_t)(d + 1) * p, *dlB = Fcz + (size_t)(d + 1) * p, *Mloc = dlB + p;
     memset(G, 0, ((size_t)2 * (d + 1) * p + p) * sizeof *G);
+    if (fac) memset(Mloc, 0, (size_t)k * d2 * d2 * sizeof *Mloc);
     double Fcc[(DMAX + 1) * (DMAX + 1)] = {0};
     const double lam0 = gc[0], *lam = gc + 1;
     double dlamB = 0.0;
@@ -427,7 +434,7 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
         kernel_d12(d, R2, uu[i], dl + i * d, gphi, NULL);
         for (int a = 0; a < d; ++a) dlamB += gphi[a] * lam[a];
     }
-    const double mu = lam0 - dlamB / B;
+    const double mu = lam0 - dlamB / B, iW = 1.0 / W, iB0 = 1.0 / B;
     double g0lam = 0.0;
     for (int a = 0; a < d; ++a) g0lam += g0[a] * lam[a];
 
@@ -450,7 +457,7 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
         if (robust) {
             double gs[LMAX], gw[LMAX];
             robust_local(&rc, di, ni, ph[i], ss[i], aa[i], gphi, Hphi, gs, gw, m);
-            for (int l = 0; l < L * L; ++l) m[l] /= W;
+            for (int l = 0; l < L * L; ++l) m[l] *= iW;
         } else {
             memset(m, 0, sizeof m);
         }
@@ -463,11 +470,13 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
                                   ni[a] * h[b];
                 const double Q = (a == b ? ph[i] : 0.0) + gphi[a] * di[b];
                 const double Ql = (a == b ? gplam : 0.0) + h[a] * di[b] + gphi[a] * lam[b];
-                m[a * L + b] += (mu * K + Kl) / B;
-                m[a * L + d + b] += (mu * Q + Ql) / B;
-                m[(d + b) * L + a] += (mu * Q + Ql) / B;
+                m[a * L + b] += (mu * K + Kl) * iB0;
+                m[a * L + d + b] += (mu * Q + Ql) * iB0;
+                m[(d + b) * L + a] += (mu * Q + Ql) * iB0;
             }
-        scatter_upper(d, p, &t, m, L, hess);
+        if (hess) scatter_upper(d, p, &t, m, L, hess);
+        if (fac)
+            for (int a = 0; a < d2; ++a) memcpy(Mloc + ((size_t)i * d2 + a) * d2, m + a * L, (size_t)d2 * sizeof *m);
         if (robust) {
             /* F_cz (row m of the c part against z) and F_cc */
             for (int mm = 0; mm <= d; ++mm) {
@@ -485,8 +494,8 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
     if (robust) {
         for (int mm = 0; mm <= d; ++mm) {
             double *Fm = Fcz + (size_t)mm * p;
-            for (int c = 0; c < p; ++c) Fm[c] -= (gWc[mm] * gf1[c] + gc[mm] * gW[c]) / W;
-            for (int m2 = 0; m2 <= d; ++m2) Fcc[mm * (d + 1) + m2] -= (gWc[mm] * gc[m2] + gc[mm] * gWc[m2]) / W;
+            for (int c = 0; c < p; ++c) Fm[c] -= (gWc[mm] * gf1[c] + gc[mm] * gW[c]) * iW;
+            for (int m2 = 0; m2 <= d; ++m2) Fcc[mm * (d + 1) + m2] -= (gWc[mm] * gc[m2] + gc[mm] * gWc[m2]) * iW;
         }
         for (int mm = 0; mm <= d; ++mm) {
             double *Gm = G + (size_t)mm * p;
@@ -499,8 +508,8 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
         }
     }
     for (int c = 0; c < p; ++c) {
-        G[c] -= (dlB[c] + mu * dB[c]) / B;
-        for (int j = 0; j < d; ++j) G[(size_t)(1 + j) * p + c] -= lam[j] * dB[c] / B;
+        G[c] -= (dlB[c] + mu * dB[c]) * iB0;
+        for (int j = 0; j < d; ++j) G[(size_t)(1 + j) * p + c] -= lam[j] * dB[c] * iB0;
     }
     /* rank-2 updates: Σ_m (G_m C_mᵀ + C_m G_mᵀ) − (∇W_z ∇f¹_zᵀ + ∇f¹_z ∇W_zᵀ)/W */
     const double *Ap[DMAX + 2], *Bp[DMAX + 2];
@@ -511,10 +520,47 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
         Ap[nm] = gW, Bp[nm] = gf1;
         ++nm;
     }
-    rank2_upper(p, nm, Ap, Bp, hess);
+    if (fac) {
+        fac->nm = nm;
+        for (int mm = 0; mm < nm; ++mm) fac->a[mm] = Ap[mm], fac->b[mm] = Bp[mm];
+        fac->loc = Mloc;
+    }
+    if (hess) {
+        rank2_upper(p, nm, Ap, Bp, hess);
+        for (int r = 0; r < p; ++r)
+            for (int c = r + 1; c < p; ++c) hess[(size_t)c * p + r] = hess[(size_t)r * p + c];
+    }
+    return CT_OK;
+}
+
+ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const double *pos,
+                       const double *nrm, ct_imls_mode mode, double *work, size_t work_len,
+                       ct_imls_result *res, double *grad, double *hess)
+{
+    return eval(prm, k, x, pos, nrm, mode, work, work_len, res, grad, mode == CT_IMLS_HESSIAN ? hess : NULL, NULL);
+}
+
+ct_status ct_imls_eval_factored(const ct_imls_params *prm, int k, const double *x, const double *pos,
+                                const double *nrm, double *work, size_t work_len, ct_imls_result *res,
+                                double *grad, ct_imls_hfac *fac)
+{
+    if (!fac) return CT_EINPUT;
+    return eval(prm, k, x, pos, nrm, CT_IMLS_HESSIAN, work, work_len, res, grad, NULL, fac);
+}
+
+void ct_imls_hfac_expand(const ct_imls_hfac *fac, double *hess)
+{
+    const int d = fac->dim, k = fac->k, p = ct_imls_nvars(d, k), d2 = 2 * d;
+    memset(hess, 0, (size_t)p * (size_t)p * sizeof *hess);
+    if (!fac->loc) return; /* no term */
+    for (int i = 0; i < k; ++i) {
+        targets t;
+        make_targets(d, k, i, &t);
+        scatter_upper(d, p, &t, fac->loc + (size_t)i * d2 * d2, d2, hess);
+    }
+    rank2_upper(p, fac->nm, fac->a, fac->b, hess);
     for (int r = 0; r < p; ++r)
         for (int c = r + 1; c < p; ++c) hess[(size_t)c * p + r] = hess[(size_t)r * p + c];
-    return CT_OK;
 }
 
 ct_status ct_imls_support(const ct_imls_params *prm, int k, const double *x, const double *pos, double *B,

@@ -46,6 +46,8 @@ int ct_imls_term_stencil_cap(const ct_vnormal_topo *t, int k)
     return 1 + k * t->max_ring;
 }
 
+static size_t hess_factored_work(const ct_vnormal_topo *t, int N);
+
 size_t ct_imls_term_work_size(const ct_vnormal_topo *t, int k, int cap, ct_imls_mode what,
                               ct_imls_hess_mode mode)
 {
@@ -64,8 +66,227 @@ size_t ct_imls_term_work_size(const ct_vnormal_topo *t, int k, int cap, ct_imls_
         const size_t N = (size_t)d * (size_t)(cap > 0 ? cap : 1);
         n += p * p + N * N; /* the fade: ∇²_z B, ∇²B */
         if (mode == CT_IMLS_HESS_PROJECT) n += ct_psd_project_ws_size(d * cap);
+        n += hess_factored_work(t, (int)N);
     }
     return n;
+}
+
+/* The local index of vertex u in the stencil verts (n entries), −1 if absent. */
+static int local_index(const int *verts, int n, int u)
+{
+    for (int i = 0; i < n; ++i)
+        if (verts[i] == u) return i;
+    return -1;
+}
+
+/* Whether the cache holds every sample at level 2 (the normal's Jacobian and component Hessians). */
+static int cache_covers(const ct_vnormal_cache *nc, const ct_vnormal_topo *t, int k, const int *samples)
+{
+    if (!nc || !nc->slot || nc->nv != t->nv || nc->level < 2) return 0;
+    for (int i = 0; i < k; ++i)
+        if (nc->slot[samples[i]] < 0) return 0;
+    return 1;
+}
+
+/* Work doubles of hess_factored for a stencil of N = dim·n stencil coordinates. */
+static size_t hess_factored_work(const ct_vnormal_topo *t, int N)
+{
+    const size_t d = (size_t)t->dim, mr = (size_t)t->max_ring;
+    const size_t k = (size_t)N; /* samples ≤ stencil vertices ≤ N */
+    return 2 * (CT_IMLS_MAX_PAIRS + 1) * (size_t)N /* the pairs mapped to the stencil */
+           + (2 + mr) * 2 * d * d                  /* W_f = M E_f per entry of a sample */
+           + 4 * d * d                             /* c1 M_i */
+           + k * (2 + mr);                         /* local indices of q, s_i and the rings (as doubles) */
+}
+
+/* Add B (d×d) to the block (u, v) ≤ of H (N wide, upper triangle: u < v all of it, u = v its upper part). */
+static inline __attribute__((always_inline)) void add_block_upper(const int d, int u, int v, const double *B, int N,
+                                                                   double *H)
+{
+    for (int a = 0; a < d; ++a) {
+        double *Hr = H + (size_t)(d * u + a) * N + d * v;
+        for (int b = u == v ? a : 0; b < d; ++b) Hr[b] += B[a * d + b];
+    }
+}
+
+/* H = c2 g gᵀ + c1 (Jᵀ ∇²_z ψ J + Σ_i ∇²(μ_iᵀ n_i)) over the stencil (N = dim·n, row-major, exactly
+ * symmetric), μ_i the n_i-part of ∇_z ψ (gz), from the factored ∇²_z ψ and the cached normal derivatives
+ * (cache_covers): J maps the stencil positions to z = (x_q, p_i = x_{s_i}, n_i = n(ring of s_i)), so
+ *   Jᵀ(Σ_i S_iᵀ M_i S_i)J = Σ_i (S_i J)ᵀ M_i (S_i J),   Jᵀ sym(a bᵀ) J = sym((Jᵀa)(Jᵀb)ᵀ),
+ * with S_i J sparse: +I on q, −I on s_i (the δ rows), ∂n_i/∂ring on the ring (the n rows). The same
+ * matrix as chaining the dense ∇²_z ψ (ct_vnormal_chain) up to rounding, without forming it. The
+ * dimension d is a constant in each instance (hess_factored below), so that the d-loops unroll. */
+static inline __attribute__((always_inline)) ct_status
+hess_factored_d(const int d, const ct_vnormal_topo *t, const ct_vnormal_cache *nc, int q, int k, const int *samples,
+                int n, const int *verts, const double *gz, const ct_imls_hfac *f, double c1, double c2,
+                const double *g, double *work, double *H)
+{
+    const int N = d * n, d2 = 2 * d, nm = f->nm, np = nm + 1, stride = nc->stride, ls_ = 2 + t->max_ring;
+    double *U = work, *V = U + (size_t)np * N, *W = V + (size_t)np * N;
+    double *Mc = W + (size_t)ls_ * d2 * d;
+    double *LX = Mc + 4 * d * d; /* per sample: q, s_i, ring_i[0..m) as local stencil indices */
+    const int lq = local_index(verts, n, q);
+    if (lq < 0 || k > N) return CT_EINPUT;
+    for (int i = 0; i < k; ++i) {
+        int mr;
+        const int *ring = ct_vnormal_ring(t, samples[i], &mr);
+        double *lx = LX + (size_t)i * ls_;
+        lx[0] = lq;
+        lx[1] = local_index(verts, n, samples[i]);
+        for (int j = 0; j < mr; ++j) lx[2 + j] = local_index(verts, n, ring[j]);
+        for (int j = 1; j < 2 + mr; ++j)
+            if (lx[j] < 0) return CT_EINPUT;
+    }
+    /* the pairs in stencil coordinates, u_m = c1 Jᵀa_m, v_m = Jᵀb_m, and (u, v) = (c2/2 g, g) last */
+    memset(U, 0, (size_t)2 * np * N * sizeof *U);
+    const double *zs[2 * CT_IMLS_MAX_PAIRS];
+    double *Xs[2 * CT_IMLS_MAX_PAIRS], sc[2 * CT_IMLS_MAX_PAIRS];
+    for (int m = 0; m < nm; ++m) {
+        zs[2 * m] = f->a[m], Xs[2 * m] = U + (size_t)m * N, sc[2 * m] = c1;
+        zs[2 * m + 1] = f->b[m], Xs[2 * m + 1] = V + (size_t)m * N, sc[2 * m + 1] = 1.0;
+    }
+    for (int v = 0; v < 2 * nm; ++v)
+        for (int a = 0; a < d; ++a) Xs[v][d * lq + a] += sc[v] * zs[v][a];
+    for (int i = 0; i < k; ++i) {
+        const int s = samples[i], mr = t->ring_ptr[s + 1] - t->ring_ptr[s], ld = mr * d;
+        const double *lx = LX + (size_t)i * ls_;
+        const int ls = (int)lx[1];
+        const double *dn = nc->dn + (size_t)nc->slot[s] * d * stride;
+        for (int v = 0; v < 2 * nm; ++v)
+            for (int a = 0; a < d; ++a) Xs[v][d * ls + a] += sc[v] * zs[v][d * (1 + i) + a];
+        for (int j = 0; j < mr; ++j) {
+            const int lj = (int)lx[2 + j];
+            double D[9];
+            for (int a = 0; a < d; ++a)
+                for (int b = 0; b < d; ++b) D[a * d + b] = dn[a * ld + d * j + b];
+            for (int v = 0; v < 2 * nm; ++v) {
+                const double *zn = zs[v] + d * (1 + k + i);
+                double *X = Xs[v] + d * lj;
+                for (int b = 0; b < d; ++b) {
+                    double acc = 0.0;
+                    for (int a = 0; a < d; ++a) acc += D[a * d + b] * zn[a];
+                    X[b] += sc[v] * acc;
+                }
+            }
+        }
+    }
+    for (int r = 0; r < N; ++r) U[(size_t)nm * N + r] = 0.5 * c2 * g[r], V[(size_t)nm * N + r] = g[r];
+    /* the upper triangle of Σ (u vᵀ + v uᵀ), one pass over each row */
+    for (int r = 0; r < N; ++r) {
+        double ur[CT_IMLS_MAX_PAIRS + 1] = {0}, vr[CT_IMLS_MAX_PAIRS + 1] = {0};
+        for (int m = 0; m < np; ++m) ur[m] = U[(size_t)m * N + r], vr[m] = V[(size_t)m * N + r];
+        double *Hr = H + (size_t)r * N;
+        const double *U0 = U, *U1 = U0 + N, *U2 = U1 + N, *U3 = U2 + N, *U4 = U3 + N, *U5 = U4 + N;
+        const double *V0 = V, *V1 = V0 + N, *V2 = V1 + N, *V3 = V2 + N, *V4 = V3 + N, *V5 = V4 + N;
+        if (np == 6) {
+#pragma omp simd
+            for (int c = r; c < N; ++c)
+                Hr[c] = ur[0] * V0[c] + vr[0] * U0[c] + ur[1] * V1[c] + vr[1] * U1[c] + ur[2] * V2[c] + vr[2] * U2[c] +
+                        ur[3] * V3[c] + vr[3] * U3[c] + ur[4] * V4[c] + vr[4] * U4[c] + ur[5] * V5[c] + vr[5] * U5[c];
+        } else if (np == 5) {
+#pragma omp simd
+            for (int c = r; c < N; ++c)
+                Hr[c] = ur[0] * V0[c] + vr[0] * U0[c] + ur[1] * V1[c] + vr[1] * U1[c] + ur[2] * V2[c] + vr[2] * U2[c] +
+                        ur[3] * V3[c] + vr[3] * U3[c] + ur[4] * V4[c] + vr[4] * U4[c];
+        } else {
+            for (int c = r; c < N; ++c) {
+                double h = 0.0;
+                for (int m = 0; m < np; ++m) h += ur[m] * V[(size_t)m * N + c] + vr[m] * U[(size_t)m * N + c];
+                Hr[c] = h;
+            }
+        }
+    }
+    /* the samples' blocks (S_i J)ᵀ c1 M_i (S_i J) and c1 ∇²(μ_iᵀ n_i) */
+    for (int i = 0; i < k; ++i) {
+        const int s = samples[i], e = nc->slot[s], mr = t->ring_ptr[s + 1] - t->ring_ptr[s];
+        const double *lx = LX + (size_t)i * ls_;
+        const int ld = mr * d, ne = 2 + mr;
+        const double *dn = nc->dn + (size_t)e * d * stride;
+        const double *Mi = f->loc + (size_t)i * d2 * d2;
+        int any = 0;
+        for (int l = 0; l < d2 * d2; ++l) any |= (Mc[l] = c1 * Mi[l]) != 0.0;
+        if (any) {
+            /* W_f = M E_f (2d × d) for every entry f: +I (q) and −I (s_i) on δ, ∂n/∂x_ring[j] on n */
+            for (int fe = 0; fe < ne; ++fe) {
+                double *Wf = W + (size_t)fe * d2 * d;
+                if (fe < 2) {
+                    const double sg = fe == 0 ? 1.0 : -1.0;
+                    for (int r = 0; r < d2; ++r)
+                        for (int b = 0; b < d; ++b) Wf[r * d + b] = sg * Mc[r * d2 + b];
+                    continue;
+                }
+                double D[9];
+                for (int a = 0; a < d; ++a)
+                    for (int b = 0; b < d; ++b) D[a * d + b] = dn[a * ld + d * (fe - 2) + b];
+                for (int r = 0; r < d2; ++r)
+                    for (int b = 0; b < d; ++b) {
+                        double w = 0.0;
+                        for (int a = 0; a < d; ++a) w += Mc[r * d2 + d + a] * D[a * d + b];
+                        Wf[r * d + b] = w;
+                    }
+            }
+            /* blocks E_eᵀ W_f on (vx[e], vx[f]) with vx[e] ≤ vx[f] */
+            for (int ee = 0; ee < ne; ++ee) {
+                const int ve = (int)lx[ee];
+                double D[9];
+                if (ee >= 2)
+                    for (int a = 0; a < d; ++a)
+                        for (int b = 0; b < d; ++b) D[a * d + b] = dn[a * ld + d * (ee - 2) + b];
+                for (int fe = 0; fe < ne; ++fe) {
+                    const int vf = (int)lx[fe];
+                    if (ve > vf) continue;
+                    const double *Wf = W + (size_t)fe * d2 * d;
+                    double Bk[9];
+                    if (ee < 2) {
+                        const double sg = ee == 0 ? 1.0 : -1.0;
+                        for (int a = 0; a < d * d; ++a) Bk[a] = sg * Wf[a];
+                    } else {
+                        for (int a = 0; a < d; ++a)
+                            for (int b = 0; b < d; ++b) {
+                                double v = 0.0;
+                                for (int c = 0; c < d; ++c) v += D[c * d + a] * Wf[(d + c) * d + b];
+                                Bk[a * d + b] = v;
+                            }
+                    }
+                    add_block_upper(d, ve, vf, Bk, N, H);
+                }
+            }
+        }
+        /* c1 Σ_c μ_c ∇²n_c over ring × ring */
+        const double *mu = gz + d * (1 + k + i);
+        double cm[3];
+        for (int c = 0; c < d; ++c) cm[c] = c1 * mu[c];
+        const size_t hs = (size_t)stride * stride;
+        const double *h0 = nc->hn + (size_t)e * d * hs;
+        for (int j = 0; j < mr; ++j) {
+            const int vj = (int)lx[2 + j];
+            for (int l = 0; l < mr; ++l) {
+                const int vl = (int)lx[2 + l];
+                if (vj > vl) continue;
+                double Bk[9];
+                for (int a = 0; a < d; ++a) {
+                    const double *hr = h0 + (size_t)(d * j + a) * ld + d * l;
+                    for (int b = 0; b < d; ++b) {
+                        double v = 0.0;
+                        for (int c = 0; c < d; ++c) v += cm[c] * hr[c * hs + b];
+                        Bk[a * d + b] = v;
+                    }
+                }
+                add_block_upper(d, vj, vl, Bk, N, H);
+            }
+        }
+    }
+    for (int r = 0; r < N; ++r)
+        for (int c = r + 1; c < N; ++c) H[(size_t)c * N + r] = H[(size_t)r * N + c];
+    return CT_OK;
+}
+
+static ct_status hess_factored(const ct_vnormal_topo *t, const ct_vnormal_cache *nc, int q, int k,
+                               const int *samples, int n, const int *verts, const double *gz,
+                               const ct_imls_hfac *f, double c1, double c2, const double *g, double *work, double *H)
+{
+    if (t->dim == 3) return hess_factored_d(3, t, nc, q, k, samples, n, verts, gz, f, c1, c2, g, work, H);
+    return hess_factored_d(2, t, nc, q, k, samples, n, verts, gz, f, c1, c2, g, work, H);
 }
 
 ct_status ct_imls_term_eval(const ct_imls_term_params *prm, const ct_vnormal_topo *t, const double *x,
@@ -106,8 +327,10 @@ ct_status ct_imls_term_eval(const ct_imls_term_params *prm, const ct_vnormal_top
        active, so the classification below rarely wastes them */
     const int want_h = what == CT_IMLS_HESSIAN;
     double *gz = wi + nwi, *Hz = gz + p;
-    ct_status st = ct_imls_eval(&prm->field, k, xq, pos, nrm, what, wi, nwi, &res->field,
-                                what >= CT_IMLS_GRADIENT ? gz : NULL, want_h ? Hz : NULL);
+    ct_imls_hfac fac; /* ∇²_z ψ factored (want_h); expanded into Hz where the dense matrix is needed */
+    ct_status st = want_h ? ct_imls_eval_factored(&prm->field, k, xq, pos, nrm, wi, nwi, &res->field, gz, &fac)
+                          : ct_imls_eval(&prm->field, k, xq, pos, nrm, what, wi, nwi, &res->field,
+                                         what >= CT_IMLS_GRADIENT ? gz : NULL, NULL);
     if (st != CT_OK) return st;
     if (!res->field.term) return CT_OK; /* no support / weak: OFF */
     const double psi = res->field.psi;
@@ -162,10 +385,16 @@ ct_status ct_imls_term_eval(const ct_imls_term_params *prm, const ct_vnormal_top
     double *gBz = wc + nwc, *gB = gBz + p; /* the fade's ∇_z B, ∇B (stencil) */
     double *HBz = gB + NX, *HB = HBz + (want_h ? (size_t)p * p : 0);
     double *wp = HB + (want_h ? (size_t)NX * NX : 0);
+    double *wf = wp + (want_h && mode == CT_IMLS_HESS_PROJECT ? ct_psd_project_ws_size(NX) : 0);
 
-    /* the chain: ∇ψ into grad; ∇²ψ into hess for EXACT / PROJECT */
+    /* the chain: ∇ψ into grad; ∇²ψ into hess for EXACT / PROJECT, from the factors (hess_factored) when the
+       normals' derivatives are cached and the term is not faded, else from the dense ∇²_z ψ */
     const int full = want_h && mode != CT_IMLS_HESS_GN;
-    st = ct_vnormal_chain_cached(t, prm->normals, x, q, k, samples, n, verts, gz, full ? Hz : NULL, wc, nwc, grad, full ? hess : NULL);
+    const int fast = full && !faded && t->max_ring <= 64 && cache_covers(prm->normals, t, k, samples);
+    if (want_h && !fast) ct_imls_hfac_expand(&fac, Hz);
+    const int dense = full && !fast;
+    st = ct_vnormal_chain_cached(t, prm->normals, x, q, k, samples, n, verts, gz, dense ? Hz : NULL, wc, nwc, grad,
+                                 dense ? hess : NULL);
     if (st != CT_OK) return st;
     if (faded) { /* ∇B (and ∇²B) over the stencil: B depends on x and the p_i only */
         double Bv;
@@ -192,6 +421,10 @@ ct_status ct_imls_term_eval(const ct_imls_term_params *prm, const ct_vnormal_top
                 st = ct_psd_project_ws(hess, NX, wp, ct_psd_project_ws_size(NX));
                 if (st != CT_OK) return st;
             }
+        } else if (fast) { /* H = c2 g gᵀ + c1 ∇²ψ from the factors */
+            st = hess_factored(t, prm->normals, q, k, samples, n, verts, gz, &fac, c1, c2, grad, wf, hess);
+            if (st == CT_OK && mode == CT_IMLS_HESS_PROJECT) st = ct_psd_project_ws(hess, NX, wp, ct_psd_project_ws_size(NX));
+            if (st != CT_OK) return st;
         } else if (full) { /* H = c2 g gᵀ + c1 ∇²ψ: the upper triangle, mirrored (exactly symmetric) */
             for (size_t r = 0; r < N; ++r) {
                 const double gr = c2 * grad[r];

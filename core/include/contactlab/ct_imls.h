@@ -96,6 +96,29 @@ ct_status ct_imls_eval(const ct_imls_params *prm, int k, const double *x, const 
                        const double *nrm, ct_imls_mode mode, double *work, size_t work_len,
                        ct_imls_result *res, double *grad, double *hess);
 
+/* ∇²_z ψ in factored form: Σ_i S_iᵀ M_i S_i + Σ_m (a_m b_mᵀ + b_m a_mᵀ), where S_i z = (δ_i, n_i) =
+ * (x − p_i, n_i) picks sample i's local variables (2·dim of them) and M_i is a symmetric (2·dim)² block
+ * (zero for a sample outside the support); nm ≤ dim + 2 pairs of p-vectors. The per-sample blocks and
+ * the global rank-2 couplings are how the Hessian is formed (see the derivatives note above); a caller
+ * that maps z to other variables (the stencil positions through the vertex normals) can map the
+ * factors instead of the dense p² matrix. The pointers point into the work memory of the call. */
+enum { CT_IMLS_MAX_PAIRS = 5 };
+typedef struct ct_imls_hfac {
+    int dim, k, nm;
+    const double *a[CT_IMLS_MAX_PAIRS], *b[CT_IMLS_MAX_PAIRS]; /* nm pairs of p-vectors */
+    const double *loc; /* k blocks (2·dim)², row-major over (δ_i, n_i); NULL when there is no term */
+} ct_imls_hfac;
+
+/* ct_imls_eval in HESSIAN mode with ∇²_z ψ returned factored (fac, valid while work is) instead of
+ * dense. The same arguments and errors; work_len ≥ ct_imls_work_size(dim, k, CT_IMLS_HESSIAN). */
+ct_status ct_imls_eval_factored(const ct_imls_params *prm, int k, const double *x, const double *pos,
+                                const double *nrm, double *work, size_t work_len, ct_imls_result *res,
+                                double *grad, ct_imls_hfac *fac);
+
+/* The dense ∇²_z ψ (p², row-major, exactly symmetric) from its factors: what ct_imls_eval writes, to
+ * the last bit. */
+void ct_imls_hfac_expand(const ct_imls_hfac *fac, double *hess);
+
 /* The kernel sum B = Σ_i φ(|x − p_i|) of the same k samples (the field's support strength: 0 outside
  * every sample's support, ≥ 1 on a sample) and, when grad (p doubles) / hess (p², row-major) are given,
  * its derivatives over the same stencil variables z (zero on the normal slots). No work memory.
