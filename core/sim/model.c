@@ -98,11 +98,14 @@ ct_status ct_model_type_check(const ct_model_type *t, ct_diag *diag)
         if (ops != 0 && ops != 3)
             return ct_diag_add(diag, CT_EINPUT, "model %s: energy, gradient and hessian come together (%s is "
                                "missing)", n, !t->energy ? "energy" : !t->gradient ? "gradient" : "hessian");
+        if (t->gradient_hessian && ops != 3)
+            return ct_diag_add(diag, CT_EINPUT, "model %s: gradient_hessian needs energy, gradient and hessian", n);
         return CT_OK;
     }
     if (t->family == CT_FAMILY_CONSTRAINT) {
         if (!t->step) return ct_diag_add(diag, CT_EINPUT, "model %s: a constraint-family model needs a step op", n);
         const char *extra = t->energy ? "energy" : t->gradient ? "gradient" : t->hessian ? "hessian"
+                            : t->gradient_hessian ? "gradient_hessian"
                             : t->max_step ? "max_step" : t->update_lagged ? "update_lagged"
                             : t->correct_trial ? "correct_trial" : NULL;
         if (extra)
@@ -194,6 +197,17 @@ ct_status ct_model_hessian(ct_model *m, const ct_step_ctx *c, const double *x, c
 {
     ct_status st = CT_OK;
     if (m->type->hessian) CT_TIMED(m, contact, m->type->hessian(m->state, c, x, H));
+    return st;
+}
+
+ct_status ct_model_gradient_hessian(ct_model *m, const ct_step_ctx *c, const double *x, double *g, ct_triplets *H)
+{
+    if (!m->type->gradient_hessian) {
+        ct_status st = ct_model_gradient(m, c, x, g);
+        return st == CT_OK ? ct_model_hessian(m, c, x, H) : st;
+    }
+    ct_status st = CT_OK;
+    CT_TIMED(m, contact, m->type->gradient_hessian(m->state, c, x, g, H));
     return st;
 }
 

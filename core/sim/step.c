@@ -91,7 +91,9 @@ static double vnorm(const double *v, int dim)
  * for the force test of newton.c, the force scale s->force_scale (N): the sum over vertices of
  * the magnitudes of the external forces, the contact forces and the inertial forces M a, plus
  * the reactions at held dofs. */
-ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, double *g)
+/* The gradient, and with H (not NULL) the model's Hessian triplets at the same x in the same call
+ * (ct_model_gradient_hessian; s->ctx.exact_hessian set by the caller). */
+static ct_status ip_gradient(ct_sim *s, const double *q, const double *x, double *g, ct_triplets *H)
 {
     int dim = s->dim;
     size_t nqd = (size_t)s->ndof, nxd = (size_t)s->nx * dim;
@@ -116,7 +118,7 @@ ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, doubl
     ct_elastic_gradient(&s->el, q, ge);
     for (size_t i = 0; i < nxd; ++i) s->gx[i] = -s->f_ext[i];
     ct_step_springs_gradient(s, x, s->gx);
-    ct_status st = ct_model_gradient(s->model, &s->ctx, x, s->gx);
+    ct_status st = H ? ct_model_gradient_hessian(s->model, &s->ctx, x, s->gx, H) : ct_model_gradient(s->model, &s->ctx, x, s->gx);
     if (st != CT_OK) return st;
     for (int k = 0; k < s->nx; ++k) {
         const double *fe = s->f_ext + (size_t)k * dim, *gk = s->gx + (size_t)k * dim;
@@ -136,6 +138,11 @@ ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, doubl
     return CT_OK;
 }
 
+ct_status ct_step_ip_gradient(ct_sim *s, const double *q, const double *x, double *g)
+{
+    return ip_gradient(s, q, x, g, NULL);
+}
+
 /* ---------- the Newton matrix ---------- */
 
 ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
@@ -146,12 +153,22 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
     const double w = ct_step_pot_weight(s);
     double ta = ct_step_now(), tm0 = s->model->time.contact;
     s->factor_exact = 0;
-    ct_status st = ct_step_ip_gradient(s, s->q, s->x, s->g);
-    if (st != CT_OK) return ct_diag_add(diag, st, "step %d: model %s: gradient failed", s->step, ct_model_name(s->model));
-    for (int ex = exact ? 1 : 0;; ex = 0) {
-        ct_triplets_clear(Hc);
-        Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
-        st = ct_step_hessian_triplets(s, s->x, ex, s->sc->solver.project_psd, Hc);
+    /* the gradient and the first matrix's contact Hessian in one model call (ct_model_gradient_hessian) */
+    ct_triplets_clear(Hc);
+    Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
+    s->ctx.exact_hessian = exact ? 1 : 0;
+    ct_status st = ip_gradient(s, s->q, s->x, s->g, Hc);
+    s->ctx.exact_hessian = 0;
+    if (st != CT_OK)
+        return ct_diag_add(diag, st, "step %d: model %s: gradient or hessian failed", s->step, ct_model_name(s->model));
+    for (int ex = exact ? 1 : 0, first = 1;; ex = 0, first = 0) {
+        if (first) {
+            st = ct_step_springs_hessian(s, s->x, s->sc->solver.project_psd && !ex, Hc);
+        } else {
+            ct_triplets_clear(Hc);
+            Hc->upper = s->dofs.identity;
+            st = ct_step_hessian_triplets(s, s->x, ex, s->sc->solver.project_psd, Hc);
+        }
         if (st != CT_OK)
             return ct_diag_add(diag, st, "step %d: model %s: hessian failed", s->step, ct_model_name(s->model));
         double tloc = 0.0, tmap = 0.0;

@@ -228,7 +228,14 @@ static ct_status imls_gradient(void *p, const ct_step_ctx *c, const double *x, d
 static ct_status imls_hessian(void *p, const ct_step_ctx *c, const double *x, ct_triplets *H)
 {
     imls_state *st = p;
-    return imls_eval_hessian(st, c, x, c->exact_hessian ? CT_IMLS_HESS_EXACT : st->safe_mode, H);
+    return imls_eval_hessian(st, c, x, c->exact_hessian ? CT_IMLS_HESS_EXACT : st->safe_mode, H, NULL);
+}
+
+/* the gradient on the way of the Hessian pass (each active term's derivatives once) */
+static ct_status imls_gradient_hessian(void *p, const ct_step_ctx *c, const double *x, double *g, ct_triplets *H)
+{
+    imls_state *st = p;
+    return imls_eval_hessian(st, c, x, c->exact_hessian ? CT_IMLS_HESS_EXACT : st->safe_mode, H, g);
 }
 
 static ct_status imls_max_step_op(void *p, const ct_step_ctx *c, const double *x, const double *dx, double *alpha)
@@ -381,6 +388,7 @@ const ct_model_type ct_model_imls = {
     .energy = imls_energy,
     .gradient = imls_gradient,
     .hessian = imls_hessian,
+    .gradient_hessian = imls_gradient_hessian,
     .max_step = imls_max_step_op,
     .end_step = imls_end_step,
     .forces = imls_forces,

@@ -133,8 +133,10 @@ ct_status imls_ensure_list(imls_state *st, const ct_step_ctx *c, const double *x
 ct_status imls_eval_value(imls_state *st, const ct_step_ctx *c, const double *x);
 /* g += the gradient at x; H += the Hessian triplets (mode) at x; each calls imls_eval_value. */
 ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double *x, double *g);
+/* The Hessian triplets (appended to H) and, when g is not NULL, the gradient (g +=, as imls_eval_gradient)
+ * in the same pass over the active terms. */
 ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *x, ct_imls_hess_mode mode,
-                            ct_triplets *H);
+                            ct_triplets *H, double *g);
 /* The term t's gradient over its stencil at x_eval (an ACTIVE term): verts (n), grad (n·dim); with_law
  * 0: the barrier's part alone (n = 0 where only the adhesion acts). */
 ct_status imls_term_gradient(imls_state *st, const double *x, long t, int with_law, imls_work *w, int *n);

@@ -719,7 +719,7 @@ static size_t block_count(const int *v, int n, int dim, int upper)
 }
 
 ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *x, ct_imls_hess_mode mode,
-                            ct_triplets *H)
+                            ct_triplets *H, double *g)
 {
     if (imls_pool_reserve(st, ct_threads(c->threads)) != CT_OK) return CT_ENOMEM;
     ct_status s = imls_eval_value(st, c, x);
@@ -733,15 +733,16 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
     s = stencils(st, &act, &nact, &vo, &vb, &kmax);
     if (s != CT_OK) return s;
     size_t *off = malloc(((size_t)nact + 1) * sizeof *off);
-    if (!off) {
-        free(act), free(vo), free(vb);
+    double *gb = g ? malloc(((size_t)vo[nact] * dim + 1) * sizeof *gb) : NULL; /* the terms' gradients */
+    if (!off || (g && !gb)) {
+        free(off), free(gb), free(act), free(vo), free(vb);
         return CT_ENOMEM;
     }
     off[0] = H->n;
     for (long i = 0; i < nact; ++i) off[i + 1] = off[i] + block_count(vb + vo[i], (int)(vo[i + 1] - vo[i]), dim, upper);
     s = ct_triplets_reserve(H, off[nact]);
     if (s != CT_OK) {
-        free(off), free(act), free(vo), free(vb);
+        free(off), free(gb), free(act), free(vo), free(vb);
         return s;
     }
     int *const trow = H->row, *const tcol = H->col;
@@ -772,6 +773,7 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
                 sl = CT_ENOTSUP;
                 continue;
             }
+            if (gb) memcpy(gb + vo[i] * dim, w->grad, (size_t)nd * sizeof *gb);
             const int *v = vb + vo[i];
             size_t k = off[i];
             for (int b = 0; b < n; ++b)
@@ -801,7 +803,13 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
         H->n = off[nact];
         status = halfspace_hessian(st, c, x, mode == CT_IMLS_HESS_EXACT, H);
     }
-    free(off), free(act), free(vo), free(vb);
+    if (status == CT_OK && g) { /* as imls_eval_gradient: the terms in order, then the half-spaces */
+        for (long i = 0; i < nact; ++i)
+            for (long u = vo[i]; u < vo[i + 1]; ++u)
+                for (int a = 0; a < dim; ++a) g[(size_t)vb[u] * dim + a] += gb[u * dim + a];
+        imls_halfspace_energy(st, c, x, g);
+    }
+    free(off), free(gb), free(act), free(vo), free(vb);
     st->t_terms += imls_now() - t0;
     return (ct_status)status;
 }

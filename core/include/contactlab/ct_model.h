@@ -189,6 +189,11 @@ typedef struct ct_model_type {
     ct_status (*energy)(void *st, const ct_step_ctx *c, const double *x, double *E);
     ct_status (*gradient)(void *st, const ct_step_ctx *c, const double *x, double *g);
     ct_status (*hessian)(void *st, const ct_step_ctx *c, const double *x, ct_triplets *H);
+    /* optional: gradient and hessian at the same x in one call (g += ∇E, H += the triplets hessian()
+     * appends, c->exact_hessian as for hessian()), for a model whose Hessian pass yields the gradient
+     * on the way. The core uses it where it asks for both (the Newton matrix of every iteration,
+     * ct_step_assemble_factor); the results must equal those of the two calls. */
+    ct_status (*gradient_hessian)(void *st, const ct_step_ctx *c, const double *x, double *g, ct_triplets *H);
     /* largest alpha in (0, 1] such that x + a dx (dx: nx*dim) is safe for all a in [0, alpha] */
     ct_status (*max_step)(void *st, const ct_step_ctx *c, const double *x, const double *dx,
                           double *alpha);
@@ -222,7 +227,7 @@ typedef struct ct_model_type {
 } ct_model_type;
 
 /* The type's family agrees with the ops it sets: an energy model sets no `step` and sets
- * energy, gradient and hessian together or none of them; a constraint model sets `step` and
+ * energy, gradient and hessian together or none of them (gradient_hessian only with them); a constraint model sets `step` and
  * none of energy / gradient / hessian / max_step / update_lagged / correct_trial. CT_EINPUT with a message
  * naming the op otherwise. */
 ct_status ct_model_type_check(const ct_model_type *t, ct_diag *diag);
@@ -258,6 +263,8 @@ ct_status ct_model_begin_step(ct_model *m, const ct_step_ctx *c);
 ct_status ct_model_energy(ct_model *m, const ct_step_ctx *c, const double *x, double *E);
 ct_status ct_model_gradient(ct_model *m, const ct_step_ctx *c, const double *x, double *g);
 ct_status ct_model_hessian(ct_model *m, const ct_step_ctx *c, const double *x, ct_triplets *H);
+/* gradient and hessian at the same x: the model's gradient_hessian op, or the two ops in turn */
+ct_status ct_model_gradient_hessian(ct_model *m, const ct_step_ctx *c, const double *x, double *g, ct_triplets *H);
 ct_status ct_model_max_step(ct_model *m, const ct_step_ctx *c, const double *x, const double *dx, double *alpha);
 ct_status ct_model_update_lagged(ct_model *m, const ct_step_ctx *c, const double *x, double *delta);
 ct_status ct_model_correct_trial(ct_model *m, const ct_step_ctx *c, const double *x, const double *dx, double alpha,
