@@ -109,6 +109,27 @@ static inline __attribute__((always_inline)) void add_block_upper(const int d, i
     }
 }
 
+/* Add the pair of blocks X at (u, v) and Xᵀ at (v, u) to the upper triangle of H (N wide). */
+static inline __attribute__((always_inline)) void add_sym(const int d, int u, int v, const double *X, int N, double *H)
+{
+    if (u < v) {
+        for (int a = 0; a < d; ++a) {
+            double *Hr = H + (size_t)(d * u + a) * N + d * v;
+            for (int b = 0; b < d; ++b) Hr[b] += X[a * d + b];
+        }
+    } else if (u > v) {
+        for (int a = 0; a < d; ++a) {
+            double *Hr = H + (size_t)(d * v + a) * N + d * u;
+            for (int b = 0; b < d; ++b) Hr[b] += X[b * d + a];
+        }
+    } else {
+        for (int a = 0; a < d; ++a) {
+            double *Hr = H + (size_t)(d * u + a) * N + d * u;
+            for (int b = a; b < d; ++b) Hr[b] += X[a * d + b] + X[b * d + a];
+        }
+    }
+}
+
 /* H = c2 g gᵀ + c1 (Jᵀ ∇²_z ψ J + Σ_i ∇²(μ_iᵀ n_i)) over the stencil (N = dim·n, row-major, exactly
  * symmetric), μ_i the n_i-part of ∇_z ψ (gz), from the factored ∇²_z ψ and the cached normal derivatives
  * (cache_covers): J maps the stencil positions to z = (x_q, p_i = x_{s_i}, n_i = n(ring of s_i)), so
@@ -196,83 +217,80 @@ hess_factored_d(const int d, const ct_vnormal_topo *t, const ct_vnormal_cache *n
             }
         }
     }
-    /* the samples' blocks (S_i J)ᵀ c1 M_i (S_i J) and c1 ∇²(μ_iᵀ n_i) */
+    /* the samples' blocks (S_i J)ᵀ c1 M_i (S_i J) + c1 ∇²(μ_iᵀ n_i): with M_i's (δ, n) parts Mδδ, Mδn, Mnn,
+       dn = (P/ρ) dN and ct_vnormal_cache_quad's core K = P Mnn P/ρ² + M(c1 μ_i) (and its face terms),
+         (q or s_i, q or s_i): ±Mδδ,  (q or s_i, ring l): ±Mδn (P/ρ) dN_l,  (ring j, ring l): dN_jᵀ K dN_l,
+       each unordered pair of entries once (add_sym) */
     for (int i = 0; i < k; ++i) {
-        const int s = samples[i], e = nc->slot[s], mr = t->ring_ptr[s + 1] - t->ring_ptr[s];
+        const int s = samples[i], mr = t->ring_ptr[s + 1] - t->ring_ptr[s], ld = mr * d, ne = 2 + mr;
         const double *lx = LX + (size_t)i * ls_;
-        const int ld = mr * d, ne = 2 + mr;
-        const double *dn = nc->dn + (size_t)e * d * stride;
-        const double *Mi = f->loc + (size_t)i * d2 * d2;
-        int any = 0;
-        for (int l = 0; l < d2 * d2; ++l) any |= (Mc[l] = c1 * Mi[l]) != 0.0;
-        if (any) {
-            /* W_f = M E_f (2d × d) for every entry f: +I (q) and −I (s_i) on δ, ∂n/∂x_ring[j] on n */
-            for (int fe = 0; fe < ne; ++fe) {
-                double *Wf = W + (size_t)fe * d2 * d;
-                if (fe < 2) {
-                    const double sg = fe == 0 ? 1.0 : -1.0;
-                    for (int r = 0; r < d2; ++r)
-                        for (int b = 0; b < d; ++b) Wf[r * d + b] = sg * Mc[r * d2 + b];
-                    continue;
-                }
-                double D[9];
-                for (int a = 0; a < d; ++a)
-                    for (int b = 0; b < d; ++b) D[a * d + b] = dn[a * ld + d * (fe - 2) + b];
-                for (int r = 0; r < d2; ++r)
-                    for (int b = 0; b < d; ++b) {
-                        double w = 0.0;
-                        for (int a = 0; a < d; ++a) w += Mc[r * d2 + d + a] * D[a * d + b];
-                        Wf[r * d + b] = w;
-                    }
-            }
-            /* blocks E_eᵀ W_f on (vx[e], vx[f]) with vx[e] ≤ vx[f] */
-            for (int ee = 0; ee < ne; ++ee) {
-                const int ve = (int)lx[ee];
-                double D[9];
-                if (ee >= 2)
-                    for (int a = 0; a < d; ++a)
-                        for (int b = 0; b < d; ++b) D[a * d + b] = dn[a * ld + d * (ee - 2) + b];
-                for (int fe = 0; fe < ne; ++fe) {
-                    const int vf = (int)lx[fe];
-                    if (ve > vf) continue;
-                    const double *Wf = W + (size_t)fe * d2 * d;
-                    double Bk[9];
-                    if (ee < 2) {
-                        const double sg = ee == 0 ? 1.0 : -1.0;
-                        for (int a = 0; a < d * d; ++a) Bk[a] = sg * Wf[a];
-                    } else {
-                        for (int a = 0; a < d; ++a)
-                            for (int b = 0; b < d; ++b) {
-                                double v = 0.0;
-                                for (int c = 0; c < d; ++c) v += D[c * d + a] * Wf[(d + c) * d + b];
-                                Bk[a * d + b] = v;
-                            }
-                    }
-                    add_block_upper(d, ve, vf, Bk, N, H);
-                }
+        const double *Mi = f->loc + (size_t)i * d2 * d2, *mu = gz + d * (1 + k + i);
+        double Mdd[9], Mdn[9], Mnn[9], am[3], K[9], cf[3], Pr[9], G[9];
+        for (int a = 0; a < d; ++a) {
+            am[a] = c1 * mu[a];
+            for (int b = 0; b < d; ++b) {
+                Mdd[a * d + b] = c1 * Mi[a * d2 + b];
+                Mdn[a * d + b] = c1 * Mi[a * d2 + d + b];
+                Mnn[a * d + b] = c1 * Mi[(d + a) * d2 + d + b];
             }
         }
-        /* c1 Σ_c μ_c ∇²n_c over ring × ring */
-        const double *mu = gz + d * (1 + k + i);
-        double cm[3];
-        for (int c = 0; c < d; ++c) cm[c] = c1 * mu[c];
-        const size_t hs = (size_t)stride * stride;
-        const double *h0 = nc->hn + (size_t)e * d * hs;
-        for (int j = 0; j < mr; ++j) {
-            const int vj = (int)lx[2 + j];
-            for (int l = 0; l < mr; ++l) {
-                const int vl = (int)lx[2 + l];
-                if (vj > vl) continue;
-                double Bk[9];
-                for (int a = 0; a < d; ++a) {
-                    const double *hr = h0 + (size_t)(d * j + a) * ld + d * l;
-                    for (int b = 0; b < d; ++b) {
-                        double v = 0.0;
-                        for (int c = 0; c < d; ++c) v += cm[c] * hr[c * hs + b];
-                        Bk[a * d + b] = v;
+        const double *dN;
+        ct_status st = ct_vnormal_cache_quad(nc, s, Mnn, am, K, cf, Pr, &dN);
+        if (st != CT_OK) return st;
+        for (int a = 0; a < d; ++a)
+            for (int b = 0; b < d; ++b) {
+                double v = 0.0;
+                for (int c = 0; c < d; ++c) v += Mdn[a * d + c] * Pr[c * d + b];
+                G[a * d + b] = v;
+            }
+        double *GD = W, *KD = W + (size_t)mr * d * d; /* per ring slot l: G dN_l, K dN_l */
+        for (int l = 0; l < mr; ++l)
+            for (int a = 0; a < d; ++a)
+                for (int b = 0; b < d; ++b) {
+                    double g1 = 0.0, k1 = 0.0;
+                    for (int c = 0; c < d; ++c) {
+                        const double dv = dN[c * ld + d * l + b];
+                        g1 += G[a * d + c] * dv;
+                        k1 += K[a * d + c] * dv;
                     }
+                    GD[(size_t)l * d * d + a * d + b] = g1;
+                    KD[(size_t)l * d * d + a * d + b] = k1;
                 }
-                add_block_upper(d, vj, vl, Bk, N, H);
+        for (int ee = 0; ee < ne; ++ee) {
+            const double se = ee == 0 ? 1.0 : -1.0;
+            for (int fe = ee; fe < ne; ++fe) {
+                double X[9];
+                if (fe < 2) {
+                    const double sg = se * (fe == 0 ? 1.0 : -1.0);
+                    for (int a = 0; a < d * d; ++a) X[a] = sg * Mdd[a];
+                } else if (ee < 2) {
+                    const double *gd = GD + (size_t)(fe - 2) * d * d;
+                    for (int a = 0; a < d * d; ++a) X[a] = se * gd[a];
+                } else {
+                    const double *kd = KD + (size_t)(fe - 2) * d * d;
+                    const int j = ee - 2;
+                    for (int a = 0; a < d; ++a)
+                        for (int b = 0; b < d; ++b) {
+                            double v = 0.0;
+                            for (int c = 0; c < d; ++c) v += dN[c * ld + d * j + a] * kd[c * d + b];
+                            X[a * d + b] = v;
+                        }
+                }
+                if (fe == ee) add_block_upper(d, (int)lx[ee], (int)lx[ee], X, N, H); /* X symmetric */
+                else add_sym(d, (int)lx[ee], (int)lx[fe], X, N, H);
+            }
+        }
+        if (d == 3) { /* the face terms of ∇²N along cf: B on (b, c), −B on (b, v) and (v, c) */
+            const double B[9] = {0.0, 0.5 * cf[2], -0.5 * cf[1], -0.5 * cf[2], 0.0, 0.5 * cf[0], 0.5 * cf[1], -0.5 * cf[0], 0.0};
+            const double mB[9] = {-B[0], -B[1], -B[2], -B[3], -B[4], -B[5], -B[6], -B[7], -B[8]};
+            const int *cells = t->cell + 2 * t->cell_ptr[s];
+            const int ncell = t->cell_ptr[s + 1] - t->cell_ptr[s];
+            const int lv = (int)lx[2];
+            for (int e = 0; e < ncell; ++e) {
+                const int lb = (int)lx[2 + cells[2 * e]], lc = (int)lx[2 + cells[2 * e + 1]];
+                add_sym(d, lb, lc, B, N, H);
+                add_sym(d, lb, lv, mB, N, H);
+                add_sym(d, lv, lc, mB, N, H);
             }
         }
     }

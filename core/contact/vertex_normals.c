@@ -360,7 +360,7 @@ void ct_vnormal_cache_init(ct_vnormal_cache *c)
 
 void ct_vnormal_cache_free(ct_vnormal_cache *c)
 {
-    free(c->slot), free(c->vert), free(c->nrm), free(c->dn), free(c->hn);
+    free(c->slot), free(c->vert), free(c->nrm), free(c->dn), free(c->dNr), free(c->rho);
     ct_vnormal_cache_init(c);
 }
 
@@ -377,7 +377,7 @@ const double *ct_vnormal_cache_normal(const ct_vnormal_cache *c, int v)
     return c->nrm + (size_t)c->slot[v] * (size_t)c->dim;
 }
 
-/* one entry at `level`: the normal, its Jacobian, the d component Hessians (a = e_c); each stored
+/* one entry at `level`: the normal, its Jacobian, the raw normal's Jacobian and ρ; each Jacobian stored
  * compactly at the start of its slot (the ring's m·d columns, as vertex_normal writes them) */
 static ct_status cache_entry(const ct_vnormal_cache *c, const ct_vnormal_topo *t, const double *x, int e, int level)
 {
@@ -385,14 +385,47 @@ static ct_status cache_entry(const ct_vnormal_cache *c, const ct_vnormal_topo *t
     double *n = c->nrm + (size_t)e * d;
     if (level < 1) return vertex_normal(t, x, v, n, NULL, NULL, NULL);
     double *dn = c->dn + (size_t)e * d * c->stride;
-    if (level < 2) return vertex_normal(t, x, v, n, dn, NULL, NULL);
-    const size_t hs = (size_t)c->stride * (size_t)c->stride;
-    for (int comp = 0; comp < d; ++comp) {
-        double a[3] = {0, 0, 0};
-        a[comp] = 1.0;
-        ct_status st = vertex_normal(t, x, v, n, dn, a, c->hn + ((size_t)e * d + comp) * hs);
-        if (st != CT_OK) return st;
+    ct_status st = vertex_normal(t, x, v, n, dn, NULL, NULL);
+    if (st != CT_OK || level < 2) return st;
+    double N[3];
+    raw_normal(t, x, v, N, c->dNr + (size_t)e * d * c->stride);
+    double r2 = 0.0;
+    for (int a = 0; a < d; ++a) r2 += N[a] * N[a];
+    c->rho[e] = sqrt(r2);
+    return CT_OK;
+}
+
+ct_status ct_vnormal_cache_quad(const ct_vnormal_cache *c, int v, const double *A, const double *a, double *K,
+                                double *cf, double *Pr, const double **dN)
+{
+    if (!c || v < 0 || v >= c->nv || !c->slot || c->slot[v] < 0 || c->level < 2 || !A || !a || !K || !cf)
+        return CT_EINPUT;
+    const int d = c->dim, e = c->slot[v];
+    const double *n = c->nrm + (size_t)e * d, rho = c->rho[e], r2 = 1.0 / (rho * rho);
+    double P[9], Pa[3], PA[9], an = 0.0;
+    for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) P[i * d + j] = (i == j ? 1.0 : 0.0) - n[i] * n[j];
+    for (int i = 0; i < d; ++i) {
+        Pa[i] = 0.0;
+        for (int j = 0; j < d; ++j) Pa[i] += P[i * d + j] * a[j];
+        an += a[i] * n[i];
+        cf[i] = Pa[i] / rho;
     }
+    for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) {
+            double s = 0.0;
+            for (int l = 0; l < d; ++l) s += P[i * d + l] * A[l * d + j];
+            PA[i * d + j] = s;
+        }
+    for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j) {
+            double s = 0.0;
+            for (int l = 0; l < d; ++l) s += PA[i * d + l] * P[l * d + j];
+            K[i * d + j] = r2 * (s - (n[i] * Pa[j] + Pa[i] * n[j] + an * P[i * d + j]));
+        }
+    if (Pr)
+        for (int i = 0; i < d * d; ++i) Pr[i] = P[i] / rho;
+    if (dN) *dN = c->dNr + (size_t)e * d * c->stride;
     return CT_OK;
 }
 
@@ -423,22 +456,23 @@ ct_status ct_vnormal_cache_fill(ct_vnormal_cache *c, const ct_vnormal_topo *t, c
             if (!nn) return CT_ENOMEM;
             c->nrm = nn;
             c->cap = cap;
-            free(c->dn), free(c->hn); /* reallocated below at the new capacity: every entry again */
-            c->dn = c->hn = NULL;
+            free(c->dn), free(c->dNr), free(c->rho); /* reallocated below at the new capacity: every entry again */
+            c->dn = c->dNr = c->rho = NULL;
             all = 1;
         }
         c->slot[v] = c->n;
         c->vert[c->n++] = v;
     }
-    const size_t st1 = (size_t)d * c->stride, st2 = (size_t)d * c->stride * c->stride;
+    const size_t st1 = (size_t)d * c->stride;
     if (lev >= 1 && !c->dn) {
         c->dn = malloc(((size_t)c->cap * st1 + 1) * sizeof *c->dn);
         if (!c->dn) return CT_ENOMEM;
         all = 1;
     }
-    if (lev >= 2 && !c->hn) {
-        c->hn = malloc(((size_t)c->cap * st2 + 1) * sizeof *c->hn);
-        if (!c->hn) return CT_ENOMEM;
+    if (lev >= 2 && !c->dNr) {
+        c->dNr = malloc(((size_t)c->cap * st1 + 1) * sizeof *c->dNr);
+        c->rho = malloc(((size_t)c->cap + 1) * sizeof *c->rho);
+        if (!c->dNr || !c->rho) return CT_ENOMEM;
         all = 1;
     }
     c->level = lev;
@@ -501,20 +535,9 @@ ct_status ct_vnormal_chain_cached(const ct_vnormal_topo *t, const ct_vnormal_cac
         const int ld = m * d;
         double nn[3];
         const double *mu = gz + d * (1 + k + i);
-        const int ce = cache && cache->slot && cache->nv == t->nv && cache->level >= (HX ? 2 : 1) ? cache->slot[s] : -1;
-        if (ce >= 0) { /* the cached Jacobian (stride → ld) and ∇²(μᵀn) = Σ_c μ_c ∇²n_c */
+        const int ce = !HX && cache && cache->slot && cache->nv == t->nv && cache->level >= 1 ? cache->slot[s] : -1;
+        if (ce >= 0) { /* the cached Jacobian (stride → ld) */
             memcpy(DN, cache->dn + (size_t)ce * d * cache->stride, (size_t)d * ld * sizeof *DN);
-            if (HX) {
-                const size_t hs = (size_t)cache->stride * cache->stride, L2 = (size_t)ld * ld;
-                const double *h0 = cache->hn + (size_t)ce * d * hs;
-                if (d == 3) {
-                    const double *h1 = h0 + hs, *h2 = h1 + hs, m0 = mu[0], m1 = mu[1], m2 = mu[2];
-                    for (size_t r = 0; r < L2; ++r) RH[r] = m0 * h0[r] + m1 * h1[r] + m2 * h2[r];
-                } else {
-                    const double *h1 = h0 + hs, m0 = mu[0], m1 = mu[1];
-                    for (size_t r = 0; r < L2; ++r) RH[r] = m0 * h0[r] + m1 * h1[r];
-                }
-            }
         } else {
             ct_status st = vertex_normal(t, x, s, nn, DN, HX ? mu : NULL, HX ? RH : NULL);
             if (st != CT_OK) return st;

@@ -92,8 +92,9 @@ int ct_vnormal_stencil(const ct_vnormal_topo *t, int q, int k, const int *sample
 
 /* A cache of vertex normals and their derivatives at one set of positions, filled once for the
  * vertices many chains share (an IMLS sample belongs to ~10 terms): level 0 the unit normal, 1 also
- * ∂n/∂(ring positions) (the layout of ct_vnormal_eval's dn), 2 also the d Hessians ∇²n_c over the ring
- * positions ((m·d)² each, row-major), from which ∇²(aᵀn) = Σ_c a_c ∇²n_c (linear in a). */
+ * ∂n/∂(ring positions) (the layout of ct_vnormal_eval's dn), 2 also the Jacobian dN of the raw normal
+ * N (the area- / length-weighted sum, n = N/ρ, ρ = |N|) and ρ, from which the second derivatives of n
+ * along any a follow in a d×d core (ct_vnormal_cache_quad) instead of d dense (m·d)² Hessians. */
 typedef struct ct_vnormal_cache {
     int dim, nv, stride;  /* stride: max_ring·dim */
     int level;            /* of the filled entries; −1: empty */
@@ -102,7 +103,8 @@ typedef struct ct_vnormal_cache {
     int *vert;            /* cap: the vertex of each entry */
     double *nrm;          /* cap·dim */
     double *dn;           /* cap·dim·stride (level ≥ 1) */
-    double *hn;           /* cap·dim·stride² (level 2) */
+    double *dNr;          /* cap·dim·stride: dN, the layout of dn (level 2) */
+    double *rho;          /* cap: ρ = |N| (level 2) */
 } ct_vnormal_cache;
 
 void ct_vnormal_cache_init(ct_vnormal_cache *c);
@@ -118,6 +120,16 @@ ct_status ct_vnormal_cache_fill(ct_vnormal_cache *c, const ct_vnormal_topo *t, c
 /* The cached normal of v (NULL if v is not filled). */
 const double *ct_vnormal_cache_normal(const ct_vnormal_cache *c, int v);
 
+/* For a vertex v held at level 2, a symmetric d×d A and a d-vector a: the d×d core K and the vector cf
+ * with which, over v's ring (m·d coordinates),
+ *   dnᵀ A dn + ∇²(aᵀn) = dNᵀ K dN + F(cf),   K = P A P/ρ² − (n (Pa)ᵀ + (Pa) nᵀ + (aᵀn) P)/ρ²,
+ * P = I − n nᵀ, cf = P a/ρ; F: in 3D, per incident face (v, b, c) with the matrix B(cf) =
+ * ½[[0, cf₂, −cf₁], [−cf₂, 0, cf₀], [cf₁, −cf₀, 0]], the ring blocks (b, c) += B, (b, v) −= B, (v, c) −= B
+ * and their transposes; none in 2D (N is linear there). Also *dN (d × m·d, row stride m·d) and, when
+ * Pr is given, P/ρ (d×d), with which dn = (P/ρ) dN. CT_EINPUT if v is not held at level 2. */
+ct_status ct_vnormal_cache_quad(const ct_vnormal_cache *c, int v, const double *A, const double *a, double *K,
+                                double *cf, double *Pr, const double **dN);
+
 /* Doubles of work memory for ct_vnormal_chain with k samples over a stencil of n vertices. */
 size_t ct_vnormal_chain_work_size(const ct_vnormal_topo *t, int k, int n);
 
@@ -130,9 +142,9 @@ size_t ct_vnormal_chain_work_size(const ct_vnormal_topo *t, int k, int n);
 ct_status ct_vnormal_chain(const ct_vnormal_topo *t, const double *x, int q, int k, const int *samples,
                            int n, const int *verts, const double *gz, const double *Hz, double *work,
                            size_t work_len, double *gX, double *HX);
-/* The same with the samples' normals and derivatives taken from cache where it holds them at the level
- * needed (1 for g_X, 2 with H_X; cache filled at the same x), computed as above otherwise. cache may be
- * NULL. The results equal ct_vnormal_chain's up to rounding (∇²(μᵀn) summed from the cached Hessians). */
+/* The same with the samples' normals and Jacobians taken from cache where it holds them (level ≥ 1, filled
+ * at the same x) when only g_X is asked; with H_X everything is computed from x, as ct_vnormal_chain.
+ * cache may be NULL. The results equal ct_vnormal_chain's. */
 ct_status ct_vnormal_chain_cached(const ct_vnormal_topo *t, const ct_vnormal_cache *cache, const double *x, int q,
                                   int k, const int *samples, int n, const int *verts, const double *gz,
                                   const double *Hz, double *work, size_t work_len, double *gX, double *HX);
