@@ -95,6 +95,7 @@ typedef struct imls_state {
     const char *scalar_names[6];
     ct_vnormal_cache nc0;        /* at x_eval: the normals of every sample in support (the value pass) */
     ct_vnormal_cache nc1;        /* at x_eval: with derivatives, for the active terms' samples */
+    ct_vnormal_cache nc2;        /* max_step's end point check: the normals of its candidates there */
     unsigned char *mark;         /* nx, zero between uses */
     int *list;                   /* nx */
     imls_work *pool;             /* one work per thread, kept across calls */

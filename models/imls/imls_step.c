@@ -59,11 +59,13 @@ static ct_status ms_push(ms_list *L, const ms_rec *r, const int *c, int nc)
  * of the samples). y: a full-size thread-local copy of the positions of which only the record's
  * stencil (the query, its candidates and their one-rings: all ct_imls_term_eval reads) is written.
  * *in: whether there is a term. */
+static double rec_bound_y(const imls_state *st, const ms_list *L, const ms_rec *r, const double *y, imls_work *w,
+                          const ct_vnormal_cache *nc, int *in, ct_status *err);
+
 static double rec_bound(const imls_state *st, const ms_list *L, const ms_rec *r, const double *x, const double *dx,
                         double t, double *y, imls_work *w, int *in, ct_status *err)
 {
     const int dim = st->dim;
-    const imls_field *f = &st->field[r->fb];
     const int *cand = L->cand + r->c0;
     const int n = ct_vnormal_stencil(&st->topo, r->q, r->nc, cand, w->verts, w->cap);
     if (n < 0 || n > w->cap) {
@@ -76,6 +78,17 @@ static double rec_bound(const imls_state *st, const ms_list *L, const ms_rec *r,
             const size_t o = (size_t)w->verts[u] * dim + d;
             y[o] = x[o] + t * dx[o];
         }
+    return rec_bound_y(st, L, r, y, w, NULL, in, err);
+}
+
+/* The bound of record r at positions y (those of its stencil set), the samples' normals from nc where it
+ * holds them (NULL: computed). */
+static double rec_bound_y(const imls_state *st, const ms_list *L, const ms_rec *r, const double *y, imls_work *w,
+                          const ct_vnormal_cache *nc, int *in, ct_status *err)
+{
+    const int dim = st->dim;
+    const imls_field *f = &st->field[r->fb];
+    const int *cand = L->cand + r->c0;
     const double R2 = f->R * f->R;
     const double *yq = y + (size_t)r->q * dim;
     double dmin2 = INFINITY;
@@ -88,8 +101,10 @@ static double rec_bound(const imls_state *st, const ms_list *L, const ms_rec *r,
     *in = 0;
     if (k > 0) {
         ct_imls_term_result res;
+        ct_imls_term_params prm = f->prm;
+        prm.normals = nc;
         int nn = 0;
-        ct_status e = ct_imls_term_eval(&f->prm, &st->topo, y, r->q, 1.0, k, w->samp, CT_IMLS_VALUE, w->work,
+        ct_status e = ct_imls_term_eval(&prm, &st->topo, y, r->q, 1.0, k, w->samp, CT_IMLS_VALUE, w->work,
                                         w->work_len, &res, &nn, 0, NULL, NULL);
         if (e != CT_OK) {
             *err = e;
@@ -276,9 +291,24 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
         }
     }
     alpha = abound;
-    /* 4. the end point check, halving */
+    /* 4. the end point check, halving: the positions at the end point once, the normals of the candidates
+       there once (a sample serves ~10 records; the per-record evaluation where a normal is degenerate) */
+    double *ye = status == CT_OK ? malloc((nxd + 1) * sizeof *ye) : NULL;
+    if (status == CT_OK && !ye) status = CT_ENOMEM;
+    long nu = 0;
+    if (status == CT_OK) {
+        for (long i = 0; i < L.ncand; ++i) {
+            const int v = L.cand[i];
+            if (!st->mark[v]) st->mark[v] = 1, st->list[nu++] = v;
+        }
+        for (long i = 0; i < nu; ++i) st->mark[st->list[i]] = 0;
+    }
     for (int halve = 0; status == CT_OK && halve < 60 && alpha > 0.0; ++halve) {
         int bad = 0;
+        for (size_t i = 0; i < nxd; ++i) ye[i] = x[i] + alpha * dx[i];
+        ct_vnormal_cache_clear(&st->nc2);
+        const ct_vnormal_cache *nce =
+            ct_vnormal_cache_fill(&st->nc2, &st->topo, ye, (int)nu, st->list, 0, c->threads) == CT_OK ? &st->nc2 : NULL;
 #pragma omp parallel num_threads(ct_threads(c->threads))
         {
             imls_work *w = imls_thread_work(st);
@@ -292,7 +322,8 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
                 const ms_rec *r = &L.r[i];
                 int in = 0;
                 ct_status e = CT_OK;
-                const double psi = rec_bound(st, &L, r, x, dx, alpha, y, w, &in, &e);
+                const double psi = nce ? rec_bound_y(st, &L, r, ye, w, nce, &in, &e)
+                                       : rec_bound(st, &L, r, x, dx, alpha, y, w, &in, &e);
                 if (e != CT_OK) sl = e;
                 else if (in && !(psi > 0.5 * s_ccd * fmin(r->gap, st->dhat))) bl = 1;
             }
@@ -306,7 +337,7 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
         alpha *= 0.5;
         if (halve == 59) alpha = 0.0;
     }
-    free(L.r), free(L.cand);
+    free(ye), free(L.r), free(L.cand);
     *alpha_out = alpha;
     return (ct_status)status;
 }

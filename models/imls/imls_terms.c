@@ -134,6 +134,7 @@ void imls_fields_free(imls_state *st)
     free(st->nsup);
     ct_vnormal_cache_free(&st->nc0);
     ct_vnormal_cache_free(&st->nc1);
+    ct_vnormal_cache_free(&st->nc2);
     free(st->mark);
     free(st->list);
     st->mark = NULL;
@@ -268,6 +269,7 @@ ct_status imls_fields_init(imls_state *st, const ct_step_ctx *c, const double *R
     const size_t nxd = (size_t)c->nx * (size_t)dim;
     ct_vnormal_cache_init(&st->nc0);
     ct_vnormal_cache_init(&st->nc1);
+    ct_vnormal_cache_init(&st->nc2);
     st->mark = calloc((size_t)c->nx + 1, 1);
     st->list = malloc(((size_t)c->nx + 1) * sizeof *st->list);
     if (!st->mark || !st->list) return CT_ENOMEM;
