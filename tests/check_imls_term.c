@@ -312,6 +312,16 @@ static double check_term(term *T, double *x, const char *what)
     return fmax(eg, eh);
 }
 
+/* Put query vertex q about gap outside the surface vertex `anchor` of the unit sphere / circle (radially,
+ * jittered by ±0.02) and gather its samples within R (at most 128); returns their number. */
+static int place_query(body *B, int q, int anchor, double gap, double R, int *samples)
+{
+    const int dim = B->t.dim;
+    const double r = ct_test_norm(B->x + dim * anchor, (size_t)dim);
+    for (int a = 0; a < dim; ++a) B->x[dim * q + a] = B->x[dim * anchor + a] * (1.0 + gap / r) + 0.02 * ct_test_xs_pm1(&rng);
+    return gather(B, B->x + dim * q, R, samples, 128);
+}
+
 /* a query near a jittered sphere (3D) / circle (2D) of radius 1, at gap ≈ gap along an anchor */
 static void curved_case(int dim, int cells, double R, double gap, double dhat, int trials, double *worst,
                         double *wmin)
@@ -323,10 +333,7 @@ static void curved_case(int dim, int cells, double R, double gap, double dhat, i
     const int q = interior_vertex(&B);
     int samples[128];
     for (int trial = 0; trial < trials; ++trial) {
-        const int anchor = B.s.bverts[(7 * trial + 3) % B.s.nbv];
-        const double r = ct_test_norm(B.x + dim * anchor, (size_t)dim);
-        for (int a = 0; a < dim; ++a) B.x[dim * q + a] = B.x[dim * anchor + a] * (1.0 + gap / r) + 0.02 * ct_test_xs_pm1(&rng);
-        const int k = gather(&B, B.x + dim * q, R, samples, 128);
+        const int k = place_query(&B, q, B.s.bverts[(7 * trial + 3) % B.s.nbv], gap, R, samples);
         term T;
         term_init(&T, &B.t, R, dhat, 1e4, q, 0.05 + 0.01 * trial, k, samples);
         ck_assert_int_eq(term_eval(&T, B.x, CT_IMLS_VALUE, CT_IMLS_HESS_EXACT), CT_OK);
@@ -386,10 +393,7 @@ static double factored_case(int dim, int cells, double R, double gap, int iters,
     double worst = 0.0;
     const ct_adhesion_law L = ct_adhesion_law_make(CT_ADH_DISTANCE, 2.0 * gap, 4.0 * gap, 5e3);
     for (int trial = 0; trial < trials; ++trial) {
-        const int anchor = B.s.bverts[(5 * trial + 1) % B.s.nbv];
-        const double r = ct_test_norm(B.x + dim * anchor, (size_t)dim);
-        for (int a = 0; a < dim; ++a) B.x[dim * q + a] = B.x[dim * anchor + a] * (1.0 + gap / r) + 0.02 * ct_test_xs_pm1(&rng);
-        const int k = gather(&B, B.x + dim * q, R, samples, 128);
+        const int k = place_query(&B, q, B.s.bverts[(5 * trial + 1) % B.s.nbv], gap, R, samples);
         term T;
         term_init(&T, &B.t, R, 2.0 * gap, 1e4, q, 0.05, k, samples);
         T.prm.field.iters = iters;
