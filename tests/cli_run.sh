@@ -81,5 +81,20 @@ if command -v h5clear >/dev/null && command -v h5dump >/dev/null; then
     h5clear -s "$tmp/k2.h5" && h5dump -H "$tmp/k2.h5" >/dev/null && ok "SIGKILL: h5dump reads it after h5clear -s" \
         || bad "SIGKILL: h5dump"
 fi
+# 6. safe threads (ct_cli_safe_threads): with the variables unset the program runs with passive waiting and
+#    one BLAS thread (it re-executes itself), the run file records them; a value the user set is kept
+attr() { h5dump -a "/$2" "$1" 2>/dev/null | grep -o '"[^"]*"' | tail -1; }
+if command -v h5dump >/dev/null; then
+    env -u OMP_WAIT_POLICY -u OPENBLAS_NUM_THREADS -u CT_KEEP_ENV "$CL" run tests/data/scenes/run/long_box.json \
+        -o "$tmp/t1.h5" --quiet --set time.duration=0.002 </dev/null
+    w=$(attr "$tmp/t1.h5" omp_wait_policy) b=$(attr "$tmp/t1.h5" openblas_num_threads)
+    [ "$w" = '"passive"' ] && [ "$b" = '"1"' ] && ok "threads: unset -> OMP_WAIT_POLICY passive, OPENBLAS_NUM_THREADS 1" \
+        || bad "threads: unset gave wait policy $w, BLAS threads $b"
+    env -u CT_KEEP_ENV OMP_WAIT_POLICY=active OPENBLAS_NUM_THREADS=2 "$CL" run tests/data/scenes/run/long_box.json \
+        -o "$tmp/t2.h5" --quiet --set time.duration=0.002 </dev/null
+    w=$(attr "$tmp/t2.h5" omp_wait_policy) b=$(attr "$tmp/t2.h5" openblas_num_threads)
+    [ "$w" = '"active"' ] && [ "$b" = '"2"' ] && ok "threads: the user's OMP_WAIT_POLICY / OPENBLAS_NUM_THREADS kept" \
+        || bad "threads: set by the user, got wait policy $w, BLAS threads $b"
+fi
 echo "cli_run: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -641,6 +641,17 @@ done:
     return finish(&d, fin);
 }
 
+void ct_cli_safe_threads(char **argv)
+{
+    const char *keep = getenv("CT_KEEP_ENV");
+    if (keep && strcmp(keep, "1") == 0) return;
+    int changed = 0;
+    if (!getenv("OMP_WAIT_POLICY")) changed |= setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
+    if (!getenv("OPENBLAS_NUM_THREADS")) changed |= setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0;
+    if (!changed) return;
+    execv("/proc/self/exe", argv); /* only returns on failure: go on with the defaults */
+}
+
 int ct_cli_main(int argc, char **argv)
 {
     if (argc < 2) {

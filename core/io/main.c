@@ -4,6 +4,7 @@
 
 int main(int argc, char **argv)
 {
-    ct_tune_allocator(); /* see ct_sim.h */
+    ct_cli_safe_threads(argv); /* may re-execute the program (see ct_cli.h) */
+    ct_tune_allocator();       /* see ct_sim.h */
     return ct_cli_main(argc, argv);
 }

@@ -253,6 +253,10 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
     TRY(ct_h5log_attr_str(lg, "/", "scene_file", sc->path ? sc->path : ""));
     TRY(ct_h5log_attr_str(lg, "/", "created_utc", utc_now()));
     TRY(ct_h5log_attr_int(lg, "/", "threads", omp_get_max_threads()));
+    /* the threading environment the libraries started with (ct_cli_safe_threads sets it for the CLI) */
+    const char *wp = getenv("OMP_WAIT_POLICY"), *bt = getenv("OPENBLAS_NUM_THREADS");
+    TRY(ct_h5log_attr_str(lg, "/", "omp_wait_policy", wp ? wp : ""));
+    TRY(ct_h5log_attr_str(lg, "/", "openblas_num_threads", bt ? bt : ""));
     TRY(ct_h5log_attr_double(lg, "/", "dt", sc->dt));
     if (o->argv_line) TRY(ct_h5log_attr_str(lg, "/", "command", o->argv_line));
     TRY(write_mesh(L, s));
