@@ -649,7 +649,14 @@ void ct_cli_safe_threads(char **argv)
     if (!getenv("OMP_WAIT_POLICY")) changed |= setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
     if (!getenv("OPENBLAS_NUM_THREADS")) changed |= setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0;
     if (!changed) return;
-    execv("/proc/self/exe", argv); /* only returns on failure: go on with the defaults */
+    /* not under valgrind (it preloads its core; the tool would be re-executed, not the program) */
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre && strstr(pre, "vgpreload")) return;
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return;
+    self[n] = '\0';
+    execv(self, argv); /* only returns on failure: go on with the defaults */
 }
 
 int ct_cli_main(int argc, char **argv)

@@ -11,7 +11,7 @@ int ct_cli_main(int argc, char **argv);
  * instead of spinning: on a shared machine a spinning team costs a time slice per parallel region,
  * measured 10× slower runs on 2 cores with one busy), OPENBLAS_NUM_THREADS to 1 when unset (the BLAS
  * inside CHOLMOD would start its own spinning pool), and the program re-executes itself
- * (/proc/self/exe) once. A variable the user set is kept; CT_KEEP_ENV=1 skips all of it. Returns only
+ * (/proc/self/exe) once (not under valgrind). A variable the user set is kept; CT_KEEP_ENV=1 skips all of it. Returns only
  * if no re-execution happened (or it failed, then the run goes on with the libraries' defaults). */
 void ct_cli_safe_threads(char **argv);
 
