@@ -509,7 +509,7 @@ END_TEST
 
 /* ---- the rest gap ---- */
 
-/* The pressures written out from paper 000 eq. 2 and 10–12 (distance form), independently of
+/* The pressures written out from Fang et al. 2023 eq. 2 and 10–12 (distance form), independently of
  * core/contact/barrier.c and core/contact/adhesion.c: f(d) = κ b'(d) + a'(d). */
 typedef struct gap_params {
     double kappa, dhat, dp, da, ye;

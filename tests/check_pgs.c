@@ -8,7 +8,7 @@
  *   - the coupled adhesive normal problem (per row 0 ≤ λ + a u ⊥ u ≥ 0, the fixed point of eq. 16;
  *     a = 0 on a third of the rows) against enumeration of its 2^m branch sets, with decoupled
  *     tangential rows bounded by max(μ max(λ_n, 0), a|q_t|/(1 + a W_tt));
- *   - the implicit adhesion projection (paper 001 eq. 16) against a direct solve of the 1D adhesive
+ *   - the implicit adhesion projection (Gascón et al. 2010 eq. 16) against a direct solve of the 1D adhesive
  *     problem 0 ≤ λ + a u ⊥ u ≥ 0, u = w λ + q, by enumerating its two branches (3D and 2D);
  *   - the 4-sided friction pyramid with a decoupled W: clamp(−q_t/w_t, ±μλ_n) per direction
  *     (tangential MAX), 0 (MIN, a = 0), the tangential spring λ_t = −a u_t under normal traction

@@ -1,4 +1,4 @@
-/* check_rcc.c — the RCC adhesion law (core/contact/rcc.c; paper 000 eq. 5–9): β evolution against the
+/* check_rcc.c — the RCC adhesion law (core/contact/rcc.c; Fang et al. 2023 eq. 5–9): β evolution against the
  * closed-form solutions of eq. 8 at constant gap and eq. 9 at constant pressure (the explicit
  * Euler recursion exactly, the ODE solution to first order in h), the clamp of eq. 7, and the
  * rate-independent limit η → 0 (peak, opening at the peak, dissipated energy); the rcc_ipc model:

@@ -1,4 +1,4 @@
-/* barrier.c — the IPC log barrier b(d) (paper 000 eq. 2) and its squared-distance form. */
+/* barrier.c — the IPC log barrier b(d) (Fang et al. 2023 eq. 2) and its squared-distance form. */
 #include "contactlab/ct_barrier.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* friction.c — lagged, mollified IPC friction (paper 003; IPC 2020 §5). See ct_friction.h. */
+/* friction.c — lagged, mollified IPC friction (Li, Friction (CMU 15-763); IPC 2020 §5). See ct_friction.h. */
 #include "contactlab/ct_friction.h"
 
 #include "contactlab/ct_adhesion.h"

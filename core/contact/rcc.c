@@ -1,4 +1,4 @@
-/* rcc.c — the Raous–Cangemi–Cocou adhesion law (header ct_rcc.h; paper 000 eq. 5–9). */
+/* rcc.c — the Raous–Cangemi–Cocou adhesion law (header ct_rcc.h; Fang et al. 2023 eq. 5–9). */
 #include "contactlab/ct_rcc.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* newton.c — the solve stage of the energy family: projected Newton on the incremental
- * potential (DESIGN §2) with the filter line search of IPC (Li et al. 2020, paper 003 §4:
+ * potential (DESIGN §2) with the filter line search of IPC (Li et al. 2020, Li, Friction (CMU 15-763) §4:
  * the first trial capped by the model's collision-free step size, then backtracking on E),
  * inside optional fixed-point passes over the model's lagged state (friction). */
 #include "sim/step_internal.h"

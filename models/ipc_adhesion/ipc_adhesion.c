@@ -1,5 +1,5 @@
 /* ipc_adhesion.c — the IPC model: area-weighted log barrier + lagged mollified friction
- * (paper 000 §3.1, paper 003) + the normal and tangential adhesion of Fang et al. (paper 000 §4,
+ * (Fang et al. 2023 §3.1, Li, Friction (CMU 15-763)) + the normal and tangential adhesion of Fang et al. (Fang et al. 2023 §4,
  * eq. 10–14), on the core's contact machinery. Registered as "ipc_adhesion" and as "ipc". With
  * eps_c = 0 and mu_a = 0 (the defaults) it is plain IPC, bitwise: the adhesion code paths are not
  * taken. Formulas: models/ipc_adhesion/README.md.
@@ -100,7 +100,7 @@ typedef struct ipc_state {
     /* friction lagged at x_lag (x^n, or the last converged iterate) */
     ct_friction_set fs;
     double *x_step0; /* x^n: friction displacements are measured from it */
-    /* adhesion (paper 000 §4); adh_on = ε_c > 0 */
+    /* adhesion (Fang et al. 2023 §4); adh_on = ε_c > 0 */
     int adh_on, np;
     double reach;              /* activation distance of the collision set: d̂, or max(d̂, d̂_a) */
     double mu_a, eps_a;

@@ -1,4 +1,4 @@
-/* rcc_ipc.c — the Raous–Cangemi–Cocou adhesion law inside IPC (paper 000 §3.2; README.md).
+/* rcc_ipc.c — the Raous–Cangemi–Cocou adhesion law inside IPC (Fang et al. 2023 §3.2; README.md).
  *
  * The IPC barrier, friction, broad phase and CCD are those of the `ipc` model, run as an inner
  * model through the model interface (its state, its parameters: the CT_IPC_PARAM_SPECS part of
@@ -678,7 +678,7 @@ const ct_model_type ct_model_rcc_ipc = {
     .family = CT_FAMILY_ENERGY,
     .guarantees = CT_GUARANTEE_INTERSECTION_FREE,
     .summary = "IPC barrier and friction + the Raous-Cangemi-Cocou adhesion law (C_N, C_T, eta, W, r, p0) with a "
-               "per-pair intensity beta (paper 000 sec. 3.2)",
+               "per-pair intensity beta (Fang et al. 2023 sec. 3.2)",
     .state_size = sizeof(rcc_state),
     .params = rcc_params,
     .init = rcc_init,

@@ -1,4 +1,4 @@
-/* ct_adhesion.h — the normal and tangential adhesion of Fang et al. (paper 000 §4, eq. 10–14).
+/* ct_adhesion.h — the normal and tangential adhesion of Fang et al. (Fang et al. 2023 §4, eq. 10–14).
  *
  * Normal adhesion, distance form (the paper's): with 0 < d̂_p < d̂_a and a₂ < 0,
  *

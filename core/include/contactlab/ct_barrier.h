@@ -1,6 +1,6 @@
 /* ct_barrier.h — the IPC log barrier in distance form, evaluated through squared distances.
  *
- *   b(d) = -d̂ (d/d̂ - 1)² ln(d/d̂)   for 0 < d < d̂,   0 for d ≥ d̂      (paper 000 eq. 2)
+ *   b(d) = -d̂ (d/d̂ - 1)² ln(d/d̂)   for 0 < d < d̂,   0 for d ≥ d̂      (Fang et al. 2023 eq. 2)
  *
  * b has units of length; a pair's energy is w·κ·b(d) with w an area (m² in 3D, m in 2D) and κ a
  * pressure (Pa), so -κ b'(d) is the contact pressure at gap d and a uniform gap over an area A

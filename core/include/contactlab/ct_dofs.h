@@ -1,4 +1,4 @@
-/* ct_dofs.h — reduced coordinates: x = J q + x0 (paper 004, eq. 13-17).
+/* ct_dofs.h — reduced coordinates: x = J q + x0 (Du, Yu et al. 2024, eq. 13-17).
  *
  * x are the full-space vertex positions every energy and every contact model sees;
  * q are the unknowns. J is stored at vertex level: full-space vertex k depends on the

@@ -1,4 +1,4 @@
-/* ct_friction.h — IPC friction with lagged normal forces and tangent bases (paper 003).
+/* ct_friction.h — IPC friction with lagged normal forces and tangent bases (Li, Friction (CMU 15-763)).
  *
  * For every contact term k at the lag point x^L (the start of the step, or the last converged
  * iterate in fixed-point iterations) we keep its normal force magnitude λ_k (N; it carries the
@@ -37,7 +37,7 @@ typedef struct ct_friction_pair {
 } ct_friction_pair;
 
 /* The lagged tangential set: friction, and (when built with ct_tangent_adhesion) the tangential
- * adhesion of Fang et al. (paper 000 eq. 13–14, ct_adhesion.h) on the same pairs. A pair's
+ * adhesion of Fang et al. (Fang et al. 2023 eq. 13–14, ct_adhesion.h) on the same pairs. A pair's
  * potential is one function of its slip,
  *
  *     μλ f0(|u|; ε) + μ_a λ_a f_t0(|u|; ε_a),     ε = ε_v h, ε_a = ε_a h,

@@ -5,13 +5,13 @@
  * 2D: n, t), in the FCLIB convention
  *     u = W λ + q,
  * λ the contact impulses (N s), u the relative velocities in the contact frames (m/s; u_n the
- * rate of the gap, positive when separating). W = J A⁻¹ Jᵀ (the Delassus operator, paper 001's
+ * rate of the gap, positive when separating). W = J A⁻¹ Jᵀ (the Delassus operator, Gascón et al. 2010's
  * B) is symmetric positive semidefinite, stored block-sparse: block row i holds the dim × dim
  * blocks (i, col[k]) for k in [ptr[i], ptr[i+1]), row-major at val + k·dim², columns increasing,
  * the diagonal block present. (Paper 001 writes 0 ≤ λ ⊥ Bλ ≥ d: B = W, d = −q.)
  *
  * Laws (ct_pgs_law):
- *   CT_PGS_ADHESIVE_BOX   paper 001 steps 1–8 of §5.2: per contact, the rows in the order n, t, b,
+ *   CT_PGS_ADHESIVE_BOX   Gascón et al. 2010 steps 1–8 of §5.2: per contact, the rows in the order n, t, b,
  *       each a scalar Gauss–Seidel update λ* = λ_r − u_r/W_rr (u_r with the current λ) followed by
  *       its projection:
  *         n:  λ_n = max(λ*_n, min(−a ũ_n/(1 + a W_nn), 0))                      (eq. 16, step 3)

@@ -1,5 +1,5 @@
 /* ct_rcc.h — the Raous–Cangemi–Cocou adhesion law as the RCC-in-IPC model and the LCP model use it
- * (paper 000 §3.2, eq. 5–9; paper 001 §4, eq. 10–12): energy densities per unit area and the
+ * (Fang et al. 2023 §3.2, eq. 5–9; Gascón et al. 2010 §4, eq. 10–12): energy densities per unit area and the
  * evolution of the adhesion intensity β of a contact pair, and the LCP model's traction form of the
  * same laws (ct_lcp_beta_rate).
  *
