@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 000 Fig. 15: two adhesive plates (ipc_adhesion, eps_c = 0.05) pulled apart by a uniform
+# Fang et al. 2023, Fig. 15: two adhesive plates (ipc_adhesion, eps_c = 0.05) pulled apart by a uniform
 # load (pull) or by a load linear in |x - centre| (peel), both growing linearly in time.
 # Each case runs twice: a ramp (h = 10 ms) from the paper's initial gap 0.25 d̂_p until the plates
 # come apart, then a fine pass (h = 0.5 ms) restarted from the ramp's frame 20 ms before its last
