@@ -8,7 +8,7 @@
  * rate of the gap, positive when separating). W = J A⁻¹ Jᵀ (the Delassus operator, Gascón et al. 2010's
  * B) is symmetric positive semidefinite, stored block-sparse: block row i holds the dim × dim
  * blocks (i, col[k]) for k in [ptr[i], ptr[i+1]), row-major at val + k·dim², columns increasing,
- * the diagonal block present. (Paper 001 writes 0 ≤ λ ⊥ Bλ ≥ d: B = W, d = −q.)
+ * the diagonal block present. (Gascón et al. 2010 write 0 ≤ λ ⊥ Bλ ≥ d: B = W, d = −q.)
  *
  * Laws (ct_pgs_law):
  *   CT_PGS_ADHESIVE_BOX   Gascón et al. 2010 steps 1–8 of §5.2: per contact, the rows in the order n, t, b,
