@@ -96,5 +96,9 @@ if command -v h5dump >/dev/null; then
     [ "$w" = '"active"' ] && [ "$b" = '"2"' ] && ok "threads: the user's OMP_WAIT_POLICY / OPENBLAS_NUM_THREADS kept" \
         || bad "threads: set by the user, got wait policy $w, BLAS threads $b"
 fi
+# 7. --version and --help: exit 0 on stdout
+v=$("$CL" --version 2>/dev/null) && echo "$v" | grep -Eq '^contactlab [0-9]+\.[0-9]+\.[0-9]+ \(' \
+    && ok "--version: $v" || bad "--version: '$v'"
+"$CL" --help 2>/dev/null | grep -q "contactlab run SCENE.json" && ok "--help: the usage on stdout" || bad "--help"
 echo "cli_run: $pass passed, $fail failed"
 [ $fail -eq 0 ]

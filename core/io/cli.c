@@ -32,6 +32,7 @@ static void usage(FILE *f)
           "  contactlab export OUT.h5 DATASET... [--csv]              columns for gnuplot (or CSV)\n"
           "  contactlab fclib FILE.hdf5 [--law disk|box] [--tol T] [--max-iter N] [--omega W] [--shuffle]\n"
           "                   [--seed S] [--every K] [--out FILE]     an FCLIB local problem solved by block PGS\n"
+          "  contactlab --version | --help\n"
           "exit status: 0 ok, 1 run failed (fclib: not converged), 2 bad input\n",
           f);
 }
@@ -674,6 +675,10 @@ int ct_cli_main(int argc, char **argv)
     if (strcmp(cmd, "fclib") == 0) return cmd_fclib(argc - 2, argv + 2);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("contactlab %s (%s)\n", ct_version(), ct_git_describe());
         return 0;
     }
     fprintf(stderr, "contactlab: unknown command '%s'\n", cmd);

@@ -17,6 +17,9 @@
 #define CT_GIT_DESCRIBE "unknown"
 #endif
 
+const char *ct_version(void) { return CT_VERSION; }
+const char *ct_git_describe(void) { return CT_GIT_DESCRIBE; }
+
 /* ---------- probes ---------- */
 
 static const char *probe_unit(const ct_probe_spec *p)

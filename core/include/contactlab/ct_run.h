@@ -19,4 +19,8 @@ ct_status ct_run(ct_sim *sim, const ct_run_opts *opts, ct_diag *diag);
 /* Evaluate probe `p` at the current state into out[0..n) (n = 1, or dim for vector probes). */
 ct_status ct_probe_eval(ct_sim *sim, const ct_probe_spec *p, const ct_force_report *fr, double *out, int *n);
 
+/* The library's version ("0.1.0") and `git describe` of the build ("unknown" outside a clone). */
+const char *ct_version(void);
+const char *ct_git_describe(void);
+
 #endif
