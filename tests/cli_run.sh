@@ -96,6 +96,18 @@ if command -v h5dump >/dev/null; then
     [ "$w" = '"active"' ] && [ "$b" = '"2"' ] && ok "threads: the user's OMP_WAIT_POLICY / OPENBLAS_NUM_THREADS kept" \
         || bad "threads: set by the user, got wait policy $w, BLAS threads $b"
 fi
+# 8. export --vtk: the frames as VTK XML + run.pvd, parsed and compared with the run (tests/vtk_check.py), 3D and 2D
+PYV=${CT_PYTHON:-/usr/bin/python3}
+if "$PYV" -c "import h5py, numpy" 2>/dev/null; then
+    "$CL" export --vtk "$tmp/a.h5" "$tmp/vtk3" 2>/dev/null && out=$("$PYV" tests/vtk_check.py "$tmp/a.h5" "$tmp/vtk3" 2>&1) \
+        && ok "export --vtk 3D: $out" || bad "export --vtk 3D: $out"
+    "$CL" run tests/data/scenes/newton/slope2d_mu0.2.json -o "$tmp/s2.h5" --quiet --steps 3 </dev/null \
+        && "$CL" export --vtk "$tmp/s2.h5" "$tmp/vtk2" 2>/dev/null && out=$("$PYV" tests/vtk_check.py "$tmp/s2.h5" "$tmp/vtk2" 2>&1) \
+        && ok "export --vtk 2D: $out" || bad "export --vtk 2D: $out"
+    "$CL" export --vtk "$tmp/none.h5" "$tmp/vtk4" 2>/dev/null
+    rc=$?
+    [ $rc -eq 2 ] && ok "export --vtk of a missing file: exit 2" || bad "export --vtk of a missing file: rc=$rc"
+fi
 # 7. --version and --help: exit 0 on stdout
 v=$("$CL" --version 2>/dev/null) && echo "$v" | grep -Eq '^contactlab [0-9]+\.[0-9]+\.[0-9]+ \(' \
     && ok "--version: $v" || bad "--version: '$v'"

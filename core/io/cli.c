@@ -17,6 +17,7 @@
 #include "contactlab/ct_scene.h"
 #include "contactlab/ct_sensitivity.h"
 #include "contactlab/ct_sim.h"
+#include "contactlab/ct_vtk.h"
 
 static void usage(FILE *f)
 {
@@ -30,6 +31,7 @@ static void usage(FILE *f)
           "                                                           force_rate.C, gravity.C)\n"
           "  contactlab models                                        every model, its parameters, defaults, units\n"
           "  contactlab export OUT.h5 DATASET... [--csv]              columns for gnuplot (or CSV)\n"
+          "  contactlab export --vtk OUT.h5 DIR                       the frames as VTK files + DIR/run.pvd (ParaView)\n"
           "  contactlab fclib FILE.hdf5 [--law disk|box] [--tol T] [--max-iter N] [--omega W] [--shuffle]\n"
           "                   [--seed S] [--every K] [--out FILE]     an FCLIB local problem solved by block PGS\n"
           "  contactlab --version | --help\n"
@@ -408,8 +410,24 @@ static int cmd_models(void)
     return 0;
 }
 
+/* export --vtk RUN.h5 DIR: the frames as a VTK series for ParaView (ct_vtk.h) */
+static int cmd_export_vtk(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "contactlab: export --vtk: expected RUN.h5 DIR\n");
+        return 2;
+    }
+    ct_diag d;
+    ct_diag_init(&d);
+    int nf = 0;
+    ct_status st = ct_vtk_export(argv[0], argv[1], &nf, &d);
+    if (st == CT_OK) fprintf(stderr, "contactlab: %d frames in %s/frame_*.vtu; open %s/run.pvd in ParaView\n", nf, argv[1], argv[1]);
+    return finish(&d, st);
+}
+
 static int cmd_export(int argc, char **argv)
 {
+    if (argc > 0 && strcmp(argv[0], "--vtk") == 0) return cmd_export_vtk(argc - 1, argv + 1);
     int csv = 0, n = 0;
     const char *file = NULL;
     const char **ds = calloc((size_t)argc + 1, sizeof *ds);
