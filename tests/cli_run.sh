@@ -108,6 +108,21 @@ if "$PYV" -c "import h5py, numpy" 2>/dev/null; then
     rc=$?
     [ $rc -eq 2 ] && ok "export --vtk of a missing file: exit 2" || bad "export --vtk of a missing file: rc=$rc"
 fi
+# 9. the picture and the animation of a run (scripts/animate.py): a GIF with every frame and a PNG that
+#    shows the body (pixels of body 0's colour, #1f77b4, in the axes)
+if "$PYV" -c "import h5py, numpy, matplotlib" 2>/dev/null; then
+    if out=$("$PYV" scripts/animate.py "$tmp/a.h5" "$tmp/a.gif" --png "$tmp/a.png" 2>&1) && [ -s "$tmp/a.gif" ]; then
+        px=$("$PYV" -c "
+import sys, numpy as np, matplotlib.image as mi
+im = mi.imread(sys.argv[1])[..., :3]
+c = np.array([0x1f, 0x77, 0xb4]) / 255.0
+print(int((np.abs(im - c).max(axis=2) < 0.02).sum()))" "$tmp/a.png")
+        [ "${px:-0}" -gt 200 ] && ok "animate: GIF and PNG written, $px pixels of the body's colour" \
+            || bad "animate: the PNG shows no body ($px pixels of its colour)"
+    else
+        bad "animate: $out"
+    fi
+fi
 # 7. --version and --help: exit 0 on stdout
 v=$("$CL" --version 2>/dev/null) && echo "$v" | grep -Eq '^contactlab [0-9]+\.[0-9]+\.[0-9]+ \(' \
     && ok "--version: $v" || bad "--version: '$v'"
