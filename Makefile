@@ -170,4 +170,4 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/contactlab.pc
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san plots/out

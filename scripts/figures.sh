@@ -7,12 +7,21 @@
 set -u
 cd "$(dirname "$0")/.."
 failed=()
+summary=()
+t_all=$SECONDS
 for d in experiments/*/; do
     if [ -x "$d/run.sh" ]; then
+        name=$(basename "$d")
         echo "== $d"
-        STUDY=1 bash "$d/run.sh" "plots/out/$(basename "$d")" || failed+=("$(basename "$d")")
+        t0=$SECONDS
+        if STUDY=1 bash "$d/run.sh" "plots/out/$name"; then res=ok; else res=FAILED; failed+=("$name"); fi
+        summary+=("$(printf '  %-20s %-7s %5d s' "$name" "$res" $((SECONDS - t0)))")
+        echo "== $name: $res in $((SECONDS - t0)) s"
     fi
 done
+echo
+echo "figures: ${#summary[@]} experiments in $((SECONDS - t_all)) s (outputs in plots/out/)"
+printf '%s\n' "${summary[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
     echo "figures: a claim failed or a run stopped in: ${failed[*]} (see the lines above and their README.md)" >&2
     exit 1
