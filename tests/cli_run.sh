@@ -123,6 +123,11 @@ print(int((np.abs(im - c).max(axis=2) < 0.02).sum()))" "$tmp/a.png")
         bad "animate: $out"
     fi
 fi
+# 10. progress in batch logs (stderr not a terminal): a whole line every CT_PROGRESS_EVERY s (default 30)
+CT_PROGRESS_EVERY=1e-6 "$CL" run tests/data/scenes/run/long_box.json -o "$tmp/p.h5" --set time.duration=0.005 \
+    </dev/null 2> "$tmp/p.err" >/dev/null
+n=$(grep -c "step [0-9]*/5 .*elapsed, ETA" "$tmp/p.err")
+[ "$n" = 5 ] && ok "progress: a line per interval in a batch log (5 of 5 steps)" || bad "progress: $n lines: $(head -3 "$tmp/p.err")"
 # 7. --version and --help: exit 0 on stdout
 v=$("$CL" --version 2>/dev/null) && echo "$v" | grep -Eq '^contactlab [0-9]+\.[0-9]+\.[0-9]+ \(' \
     && ok "--version: $v" || bad "--version: '$v'"

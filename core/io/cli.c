@@ -129,7 +129,11 @@ static int cmd_run_or_check(int argc, char **argv, int run)
             strncat(line, " ", sizeof line - strlen(line) - 1);
             strncat(line, argv[i], sizeof line - strlen(line) - 1);
         }
-        ct_run_opts ro = {.output = o.out, .progress = !o.quiet && isatty(STDERR_FILENO), .max_steps = o.steps,
+        const char *pe = getenv("CT_PROGRESS_EVERY");
+        ct_run_opts ro = {.output = o.out,
+                          .progress = o.quiet ? 0 : isatty(STDERR_FILENO) ? 1 : 2,
+                          .progress_every = pe ? atof(pe) : 0.0,
+                          .max_steps = o.steps,
                           .argv_line = line};
         st = ct_run(sim, &ro, &d);
         if (st == CT_OK && !o.quiet)

@@ -377,7 +377,8 @@ ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
     memset(&L, 0, sizeof L);
     st = open_log(&L, s, path, o, &fr, diag);
     int nsteps = o->max_steps > 0 && o->max_steps < s->nsteps ? o->max_steps : s->nsteps;
-    double t0 = omp_get_wtime();
+    const double every = o->progress_every > 0.0 ? o->progress_every : CT_RUN_PROGRESS_EVERY;
+    double t0 = omp_get_wtime(), t_next = every;
     if (st == CT_OK && sc->frames_every > 0) st = log_frame(&L, s);
     for (int k = 0; st == CT_OK && k < nsteps; ++k) {
         st = ct_sim_step(s, diag);
@@ -386,14 +387,19 @@ ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
         if (st2 == CT_OK && sc->frames_every > 0 && (s->step % sc->frames_every == 0)) st2 = log_frame(&L, s);
         if (st2 == CT_OK && (s->step % sc->flush_every == 0)) st2 = ct_h5log_flush(L.lg);
         if (st == CT_OK && st2 != CT_OK) st = ct_diag_add(diag, st2, "%s: cannot append to the log", path);
-        if (o->progress) {
-            double el = omp_get_wtime() - t0, eta = el / (k + 1) * (nsteps - k - 1);
+        const double el = omp_get_wtime() - t0, eta = el / (k + 1) * (nsteps - k - 1);
+        if (o->progress == 1) {
             fprintf(stderr, "\rstep %d/%d  t = %.4g s  newton %d  %.1f s elapsed, ETA %.0f s   ", k + 1, nsteps,
                     s->t, s->last.newton_iters, el, eta);
             fflush(stderr);
+        } else if (o->progress == 2 && el >= t_next) { /* batch logs: a whole line now and then */
+            fprintf(stderr, "%s: step %d/%d  t = %.4g s  newton %d  %.0f s elapsed, ETA %.0f s\n", path, k + 1, nsteps,
+                    s->t, s->last.newton_iters, el, eta);
+            fflush(stderr);
+            while (t_next <= el) t_next += every;
         }
     }
-    if (o->progress) fputc('\n', stderr);
+    if (o->progress == 1) fputc('\n', stderr);
     ct_status stc = ct_h5log_close(L.lg);
     if (st == CT_OK && stc != CT_OK) st = ct_diag_add(diag, stc, "%s: cannot close the log", path);
     free(L.probe_id);

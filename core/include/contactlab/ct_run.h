@@ -6,9 +6,15 @@
 #include "ct_scene.h"
 #include "ct_sim.h"
 
+enum { CT_RUN_PROGRESS_EVERY = 30 }; /* s, progress = 2 */
+
 typedef struct ct_run_opts {
     const char *output;   /* HDF5 file; NULL: scene's output.file or "<name>.h5" */
-    int progress;         /* print a progress line to stderr (the CLI enables it on a terminal) */
+    int progress;         /* stderr: 1 a progress line updated in place (the CLI on a terminal), 2 a
+                             line every progress_every s of wall time (the CLI otherwise: batch
+                             logs), 0 none (--quiet) */
+    double progress_every; /* s, for progress = 2; <= 0: CT_RUN_PROGRESS_EVERY (the CLI: the
+                              environment's CT_PROGRESS_EVERY if set) */
     int max_steps;        /* stop after this many steps (0: the scene's duration) */
     const char *argv_line;/* the command line, stored as an attribute (may be NULL) */
 } ct_run_opts;
