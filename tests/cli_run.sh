@@ -128,6 +128,12 @@ CT_PROGRESS_EVERY=1e-6 "$CL" run tests/data/scenes/run/long_box.json -o "$tmp/p.
     </dev/null 2> "$tmp/p.err" >/dev/null
 n=$(grep -c "step [0-9]*/5 .*elapsed, ETA" "$tmp/p.err")
 [ "$n" = 5 ] && ok "progress: a line per interval in a batch log (5 of 5 steps)" || bad "progress: $n lines: $(head -3 "$tmp/p.err")"
+# 11. the set-up's warnings come before step 1 (here: mu_a without adhesion), not after the run
+CT_PROGRESS_EVERY=1e-6 "$CL" run tests/data/scenes/run/long_box.json -o "$tmp/w.h5" --set time.duration=0.002 \
+    --set 'contact={"model":"ipc_adhesion","mu_a":0.5}' </dev/null 2> "$tmp/w.err" >/dev/null
+wl=$(grep -n "mu_a" "$tmp/w.err" | head -1 | cut -d: -f1) sl=$(grep -n "step 1/" "$tmp/w.err" | head -1 | cut -d: -f1)
+[ -n "$wl" ] && [ -n "$sl" ] && [ "$wl" -lt "$sl" ] && ok "warnings before step 1 (line $wl, step 1 at line $sl)" \
+    || bad "warnings before step 1: $(cat "$tmp/w.err")"
 # 7. --version and --help: exit 0 on stdout
 v=$("$CL" --version 2>/dev/null) && echo "$v" | grep -Eq '^contactlab [0-9]+\.[0-9]+\.[0-9]+ \(' \
     && ok "--version: $v" || bad "--version: '$v'"

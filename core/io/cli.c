@@ -129,6 +129,12 @@ static int cmd_run_or_check(int argc, char **argv, int run)
             strncat(line, " ", sizeof line - strlen(line) - 1);
             strncat(line, argv[i], sizeof line - strlen(line) - 1);
         }
+        /* the set-up's notes and warnings now, before step 1, not after the run */
+        if (ct_diag_count(&d) > 0 && ct_diag_status(&d) == CT_OK) {
+            ct_diag_print(&d, stderr, "contactlab: ");
+            fflush(stderr);
+            ct_diag_clear(&d);
+        }
         const char *pe = getenv("CT_PROGRESS_EVERY");
         ct_run_opts ro = {.output = o.out,
                           .progress = o.quiet ? 0 : isatty(STDERR_FILENO) ? 1 : 2,
