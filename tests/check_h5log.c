@@ -350,7 +350,8 @@ START_TEST(test_export)
     ck_assert_int_eq(ct_h5log_close(lg), CT_OK);
 
     const char *ds[] = {"/steps/time", "/steps/iters", "/probes/force"};
-    const char *hdr[] = {"/steps/time", "/steps/iters", "/probes/force[0]", "/probes/force[1]", "/probes/force[2]"};
+    /* name(unit) where the dataset has a unit attribute */
+    const char *hdr[] = {"/steps/time(s)", "/steps/iters", "/probes/force[0](N)", "/probes/force[1](N)", "/probes/force[2](N)"};
     for (int csv = 0; csv <= 1; ++csv) {
         ct_status st;
         char *text = export_text(file, ds, 3, csv, &st, &d);

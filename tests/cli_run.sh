@@ -16,6 +16,8 @@ bad() { echo "FAIL  $1"; fail=$((fail + 1)); }
 rc=$?
 rows=$("$CL" export "$tmp/a.h5" /steps/time /probes/bottom 2>/dev/null | grep -vc '^#')
 [ $rc -eq 0 ] && [ "$rows" = 5 ] && ok "run: exit 0, 5 steps logged" || bad "run: rc=$rc rows=$rows"
+"$CL" export "$tmp/a.h5" /steps/time /probes/bottom 2>/dev/null | head -1 | grep -q '^# /steps/time(s) /probes/bottom(m)$' \
+    && ok "export: the header carries the units" || bad "export header: $("$CL" export "$tmp/a.h5" /steps/time /probes/bottom | head -1)"
 "$CL" export "$tmp/a.h5" /steps/time --csv > "$tmp/a.csv" 2>/dev/null && head -1 "$tmp/a.csv" | grep -q time \
     && ok "export --csv" || bad "export --csv"
 

@@ -714,11 +714,20 @@ ct_status ct_h5_export(const char *file, const char *const *datasets, int n, int
 
     const char *sep = csv ? "," : " ";
     if (!csv) fputs("# ", out);
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < n; ++i) {
+        char *unit = NULL; /* the dataset's "unit" attribute, if it has one: name(unit) */
+        if (ct_h5_read_attr_str(file, datasets[i], "unit", &unit, NULL) != CT_OK) unit = NULL;
         for (size_t k = 0; k < cols[i]; ++k) {
             if (i > 0 || k > 0) fputs(sep, out);
             put_name(out, datasets[i], is2d[i] ? (int)k : -1);
+            if (unit && *unit) {
+                fputc('(', out);
+                put_name(out, unit, -1);
+                fputc(')', out);
+            }
         }
+        free(unit);
+    }
     fputc('\n', out);
     for (size_t r = 0; r < rows; ++r) {
         int first = 1;
