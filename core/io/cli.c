@@ -138,9 +138,9 @@ static int cmd_run_or_check(int argc, char **argv, int run)
         const char *pe = getenv("CT_PROGRESS_EVERY");
         ct_run_opts ro = {.output = o.out,
                           .progress = o.quiet ? 0 : isatty(STDERR_FILENO) ? 1 : 2,
-                          .progress_every = pe ? atof(pe) : 0.0,
                           .max_steps = o.steps,
-                          .argv_line = line};
+                          .argv_line = line,
+                          .progress_every = pe ? atof(pe) : 0.0};
         st = ct_run(sim, &ro, &d);
         if (st == CT_OK && !o.quiet)
             fprintf(stderr, "contactlab: %s: %d steps done, t = %g s\n", o.scene, sim->step, sim->t);

@@ -13,10 +13,10 @@ typedef struct ct_run_opts {
     int progress;         /* stderr: 1 a progress line updated in place (the CLI on a terminal), 2 a
                              line every progress_every s of wall time (the CLI otherwise: batch
                              logs), 0 none (--quiet) */
-    double progress_every; /* s, for progress = 2; <= 0: CT_RUN_PROGRESS_EVERY (the CLI: the
-                              environment's CT_PROGRESS_EVERY if set) */
     int max_steps;        /* stop after this many steps (0: the scene's duration) */
     const char *argv_line;/* the command line, stored as an attribute (may be NULL) */
+    double progress_every; /* s, for progress = 2; <= 0: CT_RUN_PROGRESS_EVERY (the CLI: the
+                              environment's CT_PROGRESS_EVERY if set) */
 } ct_run_opts;
 
 /* Run the scene; the output file holds every step logged up to a failure. */
