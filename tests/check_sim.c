@@ -512,7 +512,7 @@ START_TEST(test_restart_continues)
     /* first half, logged */
     ct_scene sc1;
     ct_sim *s1 = ct_test_make_sim(&sc1, cantilever(json, sizeof json, "\"output\":{\"frames_every\":1},"), dir);
-    ct_run_opts ro = {file, 0, 0, NULL};
+    ct_run_opts ro = {.output = file};
     ct_diag d;
     ct_diag_init(&d);
     ct_status rs = ct_run(s1, &ro, &d);
