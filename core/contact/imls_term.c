@@ -94,8 +94,7 @@ static size_t hess_factored_work(const ct_vnormal_topo *t, int N)
     const size_t d = (size_t)t->dim, mr = (size_t)t->max_ring;
     const size_t k = (size_t)N; /* samples ≤ stencil vertices ≤ N */
     return 2 * (CT_IMLS_MAX_PAIRS + 1) * (size_t)N /* the pairs mapped to the stencil */
-           + (2 + mr) * 2 * d * d                  /* W_f = M E_f per entry of a sample */
-           + 4 * d * d                             /* c1 M_i */
+           + 2 * mr * d * d                        /* G dN_l, K dN_l per ring slot of a sample */
            + k * (2 + mr);                         /* local indices of q, s_i and the rings (as doubles) */
 }
 
@@ -144,8 +143,7 @@ hess_factored_d(const int d, const ct_vnormal_topo *t, const ct_vnormal_cache *n
 {
     const int N = d * n, d2 = 2 * d, nm = f->nm, np = nm + 1, stride = nc->stride, ls_ = 2 + t->max_ring;
     double *U = work, *V = U + (size_t)np * N, *W = V + (size_t)np * N;
-    double *Mc = W + (size_t)ls_ * d2 * d;
-    double *LX = Mc + 4 * d * d; /* per sample: q, s_i, ring_i[0..m) as local stencil indices */
+    double *LX = W + (size_t)2 * t->max_ring * d * d; /* per sample: q, s_i, ring_i[0..m) as local indices */
     const int lq = local_index(verts, n, q);
     if (lq < 0 || k > N) return CT_EINPUT;
     for (int i = 0; i < k; ++i) {

@@ -581,14 +581,12 @@ ct_status ct_h5_read(const char *file, const char *dataset, double **data, int *
     return st;
 }
 
-ct_status ct_h5_read_attr_str(const char *file, const char *obj, const char *name, char **value,
-                              ct_diag *diag)
+/* ct_h5_read_attr_str on the open file f (named file in messages). */
+static ct_status attr_str(hid_t f, const char *file, const char *obj, const char *name, char **value, ct_diag *diag)
 {
-    if (!value || !name) return ct_diag_add(diag, CT_EINPUT, "ct_h5_read_attr_str: NULL argument");
+    hid_t o = -1, a = -1, t = -1, sp = -1, mt = -1;
+    ct_status st = CT_OK;
     *value = NULL;
-    hid_t f, o = -1, a = -1, t = -1, sp = -1, mt = -1;
-    ct_status st = open_ro(file, &f, diag);
-    if (st != CT_OK) return st;
     char where[512];
     snprintf(where, sizeof where, "%s (attribute %s)", obj ? obj : "?", name);
     if ((st = open_obj_ro(f, file, obj, &o, diag)) != CT_OK) goto done;
@@ -653,6 +651,22 @@ done:
     close_checked(t, &st, diag, file, where);
     close_checked(a, &st, diag, file, where);
     close_checked(o, &st, diag, file, where);
+    if (st != CT_OK) {
+        free(*value);
+        *value = NULL;
+    }
+    return st;
+}
+
+ct_status ct_h5_read_attr_str(const char *file, const char *obj, const char *name, char **value,
+                              ct_diag *diag)
+{
+    if (!value || !name) return ct_diag_add(diag, CT_EINPUT, "ct_h5_read_attr_str: NULL argument");
+    *value = NULL;
+    hid_t f;
+    ct_status st = open_ro(file, &f, diag);
+    if (st != CT_OK) return st;
+    st = attr_str(f, file, obj, name, value, diag);
     close_checked(f, &st, diag, file, "/");
     if (st != CT_OK) {
         free(*value);
@@ -716,7 +730,7 @@ ct_status ct_h5_export(const char *file, const char *const *datasets, int n, int
     if (!csv) fputs("# ", out);
     for (int i = 0; i < n; ++i) {
         char *unit = NULL; /* the dataset's "unit" attribute, if it has one: name(unit) */
-        if (ct_h5_read_attr_str(file, datasets[i], "unit", &unit, NULL) != CT_OK) unit = NULL;
+        if (attr_str(f, file, datasets[i], "unit", &unit, NULL) != CT_OK) unit = NULL;
         for (size_t k = 0; k < cols[i]; ++k) {
             if (i > 0 || k > 0) fputs(sep, out);
             put_name(out, datasets[i], is2d[i] ? (int)k : -1);

@@ -154,6 +154,11 @@ const ct_adhesion_law *imls_law(const imls_state *st, int a, int b);
 void imls_term_prm(const imls_state *st, const imls_term *tm, int with_law, ct_imls_term_params *out);
 /* imls_step.c */
 ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, const double *dx, double *alpha);
+/* The distinct vertices of v[0..n) appended to st->list[cnt..] (st->mark flags them); returns the new count.
+ * imls_unique_end clears the flags of st->list[0..cnt) (st->mark is zero between uses). */
+long imls_unique_add(imls_state *st, long cnt, const int *v, long n);
+void imls_unique_end(imls_state *st, long cnt);
+
 ct_status imls_work_ensure(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode);
 double *imls_work_y(imls_work *w, size_t n);
 void imls_work_free(imls_work *w);

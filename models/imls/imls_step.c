@@ -297,11 +297,8 @@ ct_status imls_max_step(imls_state *st, const ct_step_ctx *c, const double *x, c
     if (status == CT_OK && !ye) status = CT_ENOMEM;
     long nu = 0;
     if (status == CT_OK) {
-        for (long i = 0; i < L.ncand; ++i) {
-            const int v = L.cand[i];
-            if (!st->mark[v]) st->mark[v] = 1, st->list[nu++] = v;
-        }
-        for (long i = 0; i < nu; ++i) st->mark[st->list[i]] = 0;
+        nu = imls_unique_add(st, 0, L.cand, L.ncand);
+        imls_unique_end(st, nu);
     }
     for (int halve = 0; status == CT_OK && halve < 60 && alpha > 0.0; ++halve) {
         int bad = 0;

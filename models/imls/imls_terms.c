@@ -31,6 +31,18 @@ double imls_now(void)
 /* ---------- work memory ---------- */
 
 /* Grow w to the sizes ct_imls_term_eval needs for kmax samples (what, mode); keeps larger buffers. */
+long imls_unique_add(imls_state *st, long cnt, const int *v, long n)
+{
+    for (long i = 0; i < n; ++i)
+        if (!st->mark[v[i]]) st->mark[v[i]] = 1, st->list[cnt++] = v[i];
+    return cnt;
+}
+
+void imls_unique_end(imls_state *st, long cnt)
+{
+    for (long i = 0; i < cnt; ++i) st->mark[st->list[i]] = 0;
+}
+
 ct_status imls_work_ensure(imls_work *w, const imls_state *st, int kmax, ct_imls_mode what, ct_imls_hess_mode mode)
 {
     if (kmax < 1) kmax = 1;
@@ -541,13 +553,10 @@ static ct_status fill_normals(imls_state *st, const ct_step_ctx *c, const double
                               ct_vnormal_cache *nc, int level)
 {
     long cnt = 0;
-    for (long t = 0; t < st->nterm; ++t) {
-        if (active_only && st->tstate[t] != CT_IMLS_TERM_ACTIVE) continue;
-        const int *sp = st->sup + st->term[t].c0;
-        for (int i = 0; i < st->nsup[t]; ++i)
-            if (!st->mark[sp[i]]) st->mark[sp[i]] = 1, st->list[cnt++] = sp[i];
-    }
-    for (long i = 0; i < cnt; ++i) st->mark[st->list[i]] = 0;
+    for (long t = 0; t < st->nterm; ++t)
+        if (!active_only || st->tstate[t] == CT_IMLS_TERM_ACTIVE)
+            cnt = imls_unique_add(st, cnt, st->sup + st->term[t].c0, st->nsup[t]);
+    imls_unique_end(st, cnt);
     return ct_vnormal_cache_fill(nc, &st->topo, x, (int)cnt, st->list, level, c->threads);
 }
 
@@ -654,6 +663,18 @@ static ct_status stencils(const imls_state *st, long **act_out, long *nact_out, 
     return CT_OK;
 }
 
+/* g += the active terms' gradients gb (stencil vb[vo[i]..vo[i+1]) of term i), in term order so that the sums do
+ * not depend on the thread count, then the half-spaces' (imls_eval_gradient and imls_eval_hessian alike). */
+static void add_gradients(const imls_state *st, const ct_step_ctx *c, const double *x, long nact, const long *vo,
+                          const int *vb, const double *gb, double *g)
+{
+    const int dim = st->dim;
+    for (long i = 0; i < nact; ++i)
+        for (long u = vo[i]; u < vo[i + 1]; ++u)
+            for (int a = 0; a < dim; ++a) g[(size_t)vb[u] * dim + a] += gb[u * dim + a];
+    imls_halfspace_energy(st, c, x, g);
+}
+
 ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double *x, double *g)
 {
     if (imls_pool_reserve(st, ct_threads(c->threads)) != CT_OK) return CT_ENOMEM;
@@ -698,12 +719,7 @@ ct_status imls_eval_gradient(imls_state *st, const ct_step_ctx *c, const double 
             status = sl;
         }
     }
-    if (status == CT_OK) {
-        for (long i = 0; i < nact; ++i) /* in term order: the same sums for any thread count */
-            for (long u = vo[i]; u < vo[i + 1]; ++u)
-                for (int a = 0; a < dim; ++a) g[(size_t)vb[u] * dim + a] += gb[u * dim + a];
-        imls_halfspace_energy(st, c, x, g);
-    }
+    if (status == CT_OK) add_gradients(st, c, x, nact, vo, vb, gb, g);
     free(gb), free(act), free(vo), free(vb);
     st->t_terms += imls_now() - t0;
     return (ct_status)status;
@@ -805,12 +821,7 @@ ct_status imls_eval_hessian(imls_state *st, const ct_step_ctx *c, const double *
         H->n = off[nact];
         status = halfspace_hessian(st, c, x, mode == CT_IMLS_HESS_EXACT, H);
     }
-    if (status == CT_OK && g) { /* as imls_eval_gradient: the terms in order, then the half-spaces */
-        for (long i = 0; i < nact; ++i)
-            for (long u = vo[i]; u < vo[i + 1]; ++u)
-                for (int a = 0; a < dim; ++a) g[(size_t)vb[u] * dim + a] += gb[u * dim + a];
-        imls_halfspace_energy(st, c, x, g);
-    }
+    if (status == CT_OK && g) add_gradients(st, c, x, nact, vo, vb, gb, g);
     free(off), free(gb), free(act), free(vo), free(vb);
     st->t_terms += imls_now() - t0;
     return (ct_status)status;
