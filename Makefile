@@ -34,6 +34,23 @@ ifdef NEED_DEPS
   endif
 endif
 
+# The Debian packages the tests, the demo and the figures use besides the libraries (python3-h5py,
+# python3-jsonschema, gnuplot, ...): installed as above when root; otherwise the tests that need
+# them fail and say what is missing.
+ifneq ($(filter test demo figures,$(MAKECMDGOALS)),)
+  ifneq ($(shell command -v dpkg-query >/dev/null && bash scripts/install-deps.sh --check >/dev/null 2>&1 || echo missing),)
+    ifeq ($(shell id -u),0)
+      $(info contactlab: running scripts/install-deps.sh)
+      DEPS_RC2 := $(shell bash scripts/install-deps.sh >&2; echo $$?)
+      ifneq ($(DEPS_RC2),0)
+        $(error scripts/install-deps.sh failed (exit $(DEPS_RC2)))
+      endif
+    else
+      $(warning some packages are missing; as root run: $(shell bash scripts/install-deps.sh --print))
+    endif
+  endif
+endif
+
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs-only-L --libs-only-other hdf5 2>/dev/null) -lhdf5 -ljansson -lgsl \
               -lcholmod -lsuitesparseconfig -llapacke -llapack -lblas -lm

@@ -630,7 +630,7 @@ START_TEST(test_four_errors)
     ck_assert_int_eq(parse_text(&sc, text, NULL, 0, &d), CT_EINPUT);
     if (d.count != 4) print_diag(&d);
     ck_assert_uint_eq(d.count, 4);
-    ck_assert(diag_has_exact(&d, "t.json: /colour: unknown key (expected one of: name, dim, time, gravity, "
+    ck_assert(diag_has_exact(&d, "t.json: /colour: unknown key (expected one of: name, description, dim, time, gravity, "
                                  "solver, contact, bodies, obstacles, springs, probes, output, initial_state)"));
     ck_assert(diag_has_exact(&d, "t.json: /time/dt: must be > 0 (got -1)"));
     ck_assert(diag_has_exact(&d, "t.json: /bodies/0/material/E: expected a number (got string)"));

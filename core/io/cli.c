@@ -1,4 +1,4 @@
-/* cli.c — `contactlab run | check | sensitivity | models | export | fclib`. */
+/* cli.c — `contactlab run | check | sensitivity | models | schema | export | fclib`. */
 #include "contactlab/ct_cli.h"
 
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include "contactlab/ct_sensitivity.h"
 #include "contactlab/ct_sim.h"
 #include "contactlab/ct_vtk.h"
+#include "io/scene_schema.h"
 
 static void usage(FILE *f)
 {
@@ -30,6 +31,7 @@ static void usage(FILE *f)
           "                                                           angular_velocity | center.C, bodies.B.loads.L.force.C |\n"
           "                                                           force_rate.C, gravity.C)\n"
           "  contactlab models                                        every model, its parameters, defaults, units\n"
+          "  contactlab schema                                        the scene format as a JSON Schema (docs/scenes.md)\n"
           "  contactlab export OUT.h5 DATASET... [--csv]              columns for gnuplot (or CSV)\n"
           "  contactlab export --vtk OUT.h5 DIR                       the frames as VTK files + DIR/run.pvd (ParaView)\n"
           "  contactlab fclib FILE.hdf5 [--law disk|box] [--tol T] [--max-iter N] [--omega W] [--shuffle]\n"
@@ -420,6 +422,26 @@ static int cmd_models(void)
     return 0;
 }
 
+/* schema: the scene format as a JSON Schema (scene_schema.h) on stdout */
+static int cmd_schema(int argc)
+{
+    if (argc != 0) {
+        fprintf(stderr, "contactlab: schema takes no arguments\n");
+        return 2;
+    }
+    json_t *s = ct_scene_schema();
+    char *text = s ? json_dumps(s, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(s);
+    if (!text) {
+        fprintf(stderr, "contactlab: schema: out of memory\n");
+        return 1;
+    }
+    int ok = puts(text) >= 0 && fflush(stdout) == 0;
+    free(text);
+    if (!ok) fprintf(stderr, "contactlab: schema: cannot write to standard output\n");
+    return ok ? 0 : 1;
+}
+
 /* export --vtk RUN.h5 DIR: the frames as a VTK series for ParaView (ct_vtk.h) */
 static int cmd_export_vtk(int argc, char **argv)
 {
@@ -699,6 +721,7 @@ int ct_cli_main(int argc, char **argv)
     if (strcmp(cmd, "check") == 0) return cmd_run_or_check(argc - 2, argv + 2, 0);
     if (strcmp(cmd, "sensitivity") == 0) return cmd_sensitivity(argc - 2, argv + 2);
     if (strcmp(cmd, "models") == 0) return cmd_models();
+    if (strcmp(cmd, "schema") == 0) return cmd_schema(argc - 2);
     if (strcmp(cmd, "export") == 0) return cmd_export(argc - 2, argv + 2);
     if (strcmp(cmd, "fclib") == 0) return cmd_fclib(argc - 2, argv + 2);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {

@@ -21,8 +21,6 @@
 #include "io/scene_body.h"
 #include "io/scene_json.h"
 
-static const char *const components2[] = {"x", "y", "all", "norm", NULL};
-static const char *const components3[] = {"x", "y", "z", "all", "norm", NULL};
 
 /* ---------------- probes ---------------- */
 
@@ -71,10 +69,9 @@ static void read_pair(sj *c, json_t *o, const ct_scene *sc, int pair[2])
 /* A spring end {"body": NAME|index, "vertex": i} or {"body": ..., "select": SELECTOR}. */
 static void read_spring_end(sj *c, json_t *o, const char *key, const ct_scene *sc, ct_spring_end *e)
 {
-    static const char *const keys[] = {"body", "vertex", "select", NULL};
     e->body = -1;
     e->vertex = -1;
-    json_t *v = ct_sj_enter(c, o, key, SJ_REQUIRED, keys);
+    json_t *v = ct_sj_enter(c, o, key, SJ_REQUIRED, &ct_sk_spring_end);
     if (!v) return;
     json_t *b = json_object_get(v, "body");
     if (!b) {
@@ -107,7 +104,6 @@ static void read_spring_end(sj *c, json_t *o, const char *key, const ct_scene *s
 
 static void read_springs(sj *c, json_t *root, ct_scene *sc)
 {
-    static const char *const keys[] = {"name", "a", "b", "stiffness", "rest_length", NULL};
     json_t *a = ct_sj_enter_array(c, root, "springs", SJ_OPTIONAL, 0);
     if (!a) return;
     size_t n = json_array_size(a);
@@ -121,7 +117,7 @@ static void read_springs(sj *c, json_t *root, ct_scene *sc)
         ct_spring_spec *sp = &sc->springs[i];
         sp->end[0].body = sp->end[1].body = -1;
         sp->end[0].vertex = sp->end[1].vertex = -1;
-        json_t *o = ct_sj_enter_elem(c, a, i, keys);
+        json_t *o = ct_sj_enter_elem(c, a, i, &ct_sk_spring);
         if (!o) continue;
         char def[32];
         snprintf(def, sizeof def, "spring%zu", i);
@@ -150,17 +146,9 @@ static void read_springs(sj *c, json_t *root, ct_scene *sc)
 
 static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
 {
-    static const char *const quantities[] = {"mean_displacement", "mean_position", "mean_velocity", "reaction",
-                                             "force", "energy", "spring_force", NULL};
     static const ct_probe_kind kinds[] = {CT_PROBE_MEAN_DISPLACEMENT, CT_PROBE_MEAN_POSITION,
                                           CT_PROBE_MEAN_VELOCITY, CT_PROBE_REACTION, CT_PROBE_FORCE,
                                           CT_PROBE_ENERGY, CT_PROBE_SPRING_FORCE};
-    static const char *const select_keys[] = {"name", "quantity", "select", "component", NULL};
-    static const char *const force_keys[] = {"name", "quantity", "category", "pair", "component", NULL};
-    static const char *const energy_keys[] = {"name", "quantity", "energy", NULL};
-    static const char *const spring_keys[] = {"name", "quantity", "spring", "component", NULL};
-    static const char *const energies[] = {"kinetic", "elastic", "gravity", "external", "contact", "total",
-                                           "spring", NULL};
     ct_probe_spec *p = &sc->probes[i];
     const char *name;
     if (ct_sj_string(c, o, "name", SJ_REQUIRED, NULL, &name)) {
@@ -174,17 +162,17 @@ static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
         p->name = ct_sj_strdup(c, name);
     }
     int q = 0;
-    if (!ct_sj_enum(c, o, "quantity", SJ_REQUIRED, quantities, 0, &q)) return;
+    if (!ct_sj_enum(c, o, "quantity", SJ_REQUIRED, ct_sk_probe_quantities, 0, &q)) return;
     p->kind = kinds[q];
     p->component = CT_COMPONENT_ALL;
     if (p->kind == CT_PROBE_ENERGY) {
         int e = 0;
-        ct_sj_check_keys(c, o, energy_keys);
-        if (ct_sj_enum(c, o, "energy", SJ_REQUIRED, energies, 0, &e)) p->energy = (ct_energy_kind)e;
+        ct_sj_check_keys(c, o, &ct_sk_probe_energy);
+        if (ct_sj_enum(c, o, "energy", SJ_REQUIRED, ct_sk_energies, 0, &e)) p->energy = (ct_energy_kind)e;
         return;
     }
     if (p->kind == CT_PROBE_FORCE) {
-        ct_sj_check_keys(c, o, force_keys);
+        ct_sj_check_keys(c, o, &ct_sk_probe_force);
         const char *cat;
         if (ct_sj_string(c, o, "category", SJ_REQUIRED, NULL, &cat) &&
             ct_force_category_from_name(cat, &p->category) != 0) {
@@ -197,7 +185,7 @@ static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
         }
         read_pair(c, o, sc, p->pair);
     } else if (p->kind == CT_PROBE_SPRING_FORCE) {
-        ct_sj_check_keys(c, o, spring_keys);
+        ct_sj_check_keys(c, o, &ct_sk_probe_spring);
         json_t *v = json_object_get(o, "spring");
         p->spring = -1;
         if (!v) {
@@ -216,11 +204,11 @@ static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
             ct_sj_error(c, "spring", "expected a spring name or index (got %s)", ct_sj_type_name(v));
         }
     } else {
-        ct_sj_check_keys(c, o, select_keys);
+        ct_sj_check_keys(c, o, &ct_sk_probe_select);
         ct_scene_read_selector(c, o, "select", sc, -1, &p->sel);
     }
     int comp = 0;
-    const char *const *names = sc->dim == 2 ? components2 : components3;
+    const char *const *names = sc->dim == 2 ? ct_sk_components2 : ct_sk_components3;
     if (ct_sj_enum(c, o, "component", SJ_OPTIONAL, names, sc->dim == 2 ? 2 : 3, &comp)) {
         const char *s = names[comp];
         p->component = strcmp(s, "all") == 0 ? CT_COMPONENT_ALL : strcmp(s, "norm") == 0 ? CT_COMPONENT_NORM : comp;
@@ -251,25 +239,20 @@ static void read_probes(sj *c, json_t *root, ct_scene *sc)
 
 static void read_time(sj *c, json_t *root, ct_scene *sc)
 {
-    static const char *const keys[] = {"dt", "duration", "integrator", NULL};
-    static const char *const integrators[] = {"implicit_euler", "static", NULL};
-    json_t *t = ct_sj_enter(c, root, "time", SJ_REQUIRED, keys);
+    json_t *t = ct_sj_enter(c, root, "time", SJ_REQUIRED, &ct_sk_time);
     if (!t) return;
     int dt_ok = ct_sj_real(c, t, "dt", SJ_REQUIRED, 0, SJ_GT(0), &sc->dt);
     if (ct_sj_real(c, t, "duration", SJ_REQUIRED, 0, SJ_GT(0), &sc->duration) && dt_ok && sc->duration < sc->dt)
         ct_sj_error(c, "duration", "must be >= dt (got %g < %g)", sc->duration, sc->dt);
     int integ = 0;
-    ct_sj_enum(c, t, "integrator", SJ_OPTIONAL, integrators, 0, &integ);
+    ct_sj_enum(c, t, "integrator", SJ_OPTIONAL, ct_sk_integrators, 0, &integ);
     sc->integrator = (ct_integrator)integ;
     ct_sj_pop(c);
 }
 
 static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
 {
-    static const char *const keys[] = {"newton_tol", "force_tol", "max_newton_iters", "friction_iters", "friction_tol",
-                                       "threads", "project_psd", "exact_hessian", "predictor", "second_order_correction",
-                                       "max_line_search", "verify", NULL};
-    json_t *o = ct_sj_enter(c, root, "solver", SJ_OPTIONAL, keys);
+    json_t *o = ct_sj_enter(c, root, "solver", SJ_OPTIONAL, &ct_sk_solver);
     if (!o) return;
     ct_sj_real(c, o, "newton_tol", SJ_OPTIONAL, 1e-2, SJ_GT(0), &s->newton_tol);
     ct_sj_real(c, o, "force_tol", SJ_OPTIONAL, 1e-4, SJ_GE(0), &s->force_tol);
@@ -312,8 +295,7 @@ static void read_contact(sj *c, json_t *root, ct_scene *sc)
 
 static void read_output(sj *c, json_t *root, ct_scene *sc)
 {
-    static const char *const keys[] = {"file", "frames_every", "flush_every", NULL};
-    json_t *o = ct_sj_enter(c, root, "output", SJ_OPTIONAL, keys);
+    json_t *o = ct_sj_enter(c, root, "output", SJ_OPTIONAL, &ct_sk_output);
     if (!o) return;
     const char *file = NULL;
     if (ct_sj_string(c, o, "file", SJ_OPTIONAL, NULL, &file) && file) {
@@ -327,10 +309,8 @@ static void read_output(sj *c, json_t *root, ct_scene *sc)
 
 static void read_initial_state(sj *c, json_t *root, ct_scene *sc)
 {
-    static const char *const keys[] = {"file", "frame", "velocity", NULL};
-    static const char *const velocities[] = {"zero", "frame", NULL};
     if (!json_object_get(root, "initial_state")) return; /* absent: the rest state (no default filled in) */
-    json_t *o = ct_sj_enter(c, root, "initial_state", SJ_OPTIONAL, keys);
+    json_t *o = ct_sj_enter(c, root, "initial_state", SJ_OPTIONAL, &ct_sk_initial_state);
     if (!o) return;
     const char *file = NULL;
     if (ct_sj_string(c, o, "file", SJ_REQUIRED, NULL, &file) && file) {
@@ -342,7 +322,7 @@ static void read_initial_state(sj *c, json_t *root, ct_scene *sc)
             ct_sj_error(c, "file", "cannot open \"%s\": %s", sc->init_file, strerror(errno));
     }
     ct_sj_int(c, o, "frame", SJ_OPTIONAL, -1, INT_MIN, INT_MAX, &sc->init_frame);
-    ct_sj_enum(c, o, "velocity", SJ_OPTIONAL, velocities, 0, &sc->init_velocity);
+    ct_sj_enum(c, o, "velocity", SJ_OPTIONAL, ct_sk_velocity_sources, 0, &sc->init_velocity);
     ct_sj_pop(c);
 }
 
@@ -402,13 +382,11 @@ done:
 
 static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_name)
 {
-    static const char *const keys[] = {"name", "dim", "time", "gravity", "solver", "contact", "bodies",
-                                       "obstacles", "springs", "probes", "output", "initial_state", NULL};
     if (!json_is_object(root)) {
         ct_sj_error(c, NULL, "expected an object (got %s)", ct_sj_type_name(root));
         return;
     }
-    ct_sj_check_keys(c, root, keys);
+    ct_sj_check_keys(c, root, &ct_sk_scene);
     const char *name;
     if (ct_sj_string(c, root, "name", SJ_OPTIONAL, default_name, &name)) {
         if (!name[0] || strchr(name, '/'))
@@ -422,6 +400,9 @@ static void read_scene(sj *c, json_t *root, ct_scene *sc, const char *default_na
         else
             ct_sj_error(c, "dim", "must be 2 or 3 (got %d)", dim);
     }
+    c->dim = sc->dim;
+    const char *description;
+    ct_sj_string(c, root, "description", SJ_OPTIONAL, NULL, &description);
     /* with a bad dim, vectors are checked for 2 or 3 components only */
     read_time(c, root, sc);
     ct_sj_vec(c, root, "gravity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, sc->gravity);

@@ -16,15 +16,6 @@
 
 /* ---------------- names ---------------- */
 
-static const char *const material_names[] = {
-#define CT_X_NAME(k, n) n,
-    CT_MATERIAL_LIST(CT_X_NAME)
-#undef CT_X_NAME
-        NULL};
-static const char *const axes2[] = {"x", "y", NULL};
-static const char *const axes3[] = {"x", "y", "z", NULL};
-static const char *const sides2[] = {"+x", "-x", "+y", "-y", NULL};
-static const char *const sides3[] = {"+x", "-x", "+y", "-y", "+z", "-z", NULL};
 
 static const char *const *by_dim(int dim, const char *const *two, const char *const *three)
 {
@@ -100,7 +91,7 @@ static int selector_side(sj *c, json_t *v, int dim, ct_selector *sel)
 {
     int ok = 1, s = 0;
     sel->kind = CT_SEL_SIDE;
-    if (ct_sj_enum(c, v, "side", SJ_REQUIRED, by_dim(dim, sides2, sides3), 0, &s)) {
+    if (ct_sj_enum(c, v, "side", SJ_REQUIRED, by_dim(dim, ct_sk_sides2, ct_sk_sides3), 0, &s)) {
         sel->axis = s / 2;
         sel->sign = s % 2 == 0 ? 1 : -1;
     } else {
@@ -113,9 +104,8 @@ static int selector_side(sj *c, json_t *v, int dim, ct_selector *sel)
 /* {"box": {"min": [...], "max": [...]}} with min <= max */
 static int selector_box(sj *c, json_t *v, int dim, ct_selector *sel)
 {
-    static const char *const box_keys[] = {"min", "max", NULL};
     sel->kind = CT_SEL_BOX;
-    json_t *b = ct_sj_enter(c, v, "box", SJ_REQUIRED, box_keys);
+    json_t *b = ct_sj_enter(c, v, "box", SJ_REQUIRED, &ct_sk_box);
     if (!b) return 0;
     int vok = ct_sj_vec(c, b, "min", SJ_REQUIRED, dim, NULL, SJ_ANY, sel->lo);
     vok &= ct_sj_vec(c, b, "max", SJ_REQUIRED, dim, NULL, SJ_ANY, sel->hi);
@@ -160,8 +150,6 @@ static int selector_indices(sj *c, json_t *v, ct_selector *sel)
 int ct_scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *sc, int body,
                         ct_selector *sel)
 {
-    static const char *const body_keys[] = {"side", "tol", "box", "indices", NULL};
-    static const char *const probe_keys[] = {"body", "side", "tol", "box", "indices", NULL};
     int probe = body < 0;
     memset(sel, 0, sizeof *sel);
     sel->body = body;
@@ -189,7 +177,7 @@ int ct_scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *
     }
 
     ct_sj_push(c, key);
-    int ok = ct_sj_check_keys(c, v, probe ? probe_keys : body_keys) == 0;
+    int ok = ct_sj_check_keys(c, v, probe ? &ct_sk_probe_selector : &ct_sk_selector) == 0;
     if (probe) ok &= selector_probe_body(c, v, sc, sel);
     ok &= selector_check_kind(c, v, probe, sel);
     if (json_object_get(v, "side"))
@@ -209,10 +197,7 @@ typedef enum { MESH_VOLUME, MESH_SURFACE, MESH_UNKNOWN } mesh_kind;
 /* "transform": {"scale", "rotate": {"axis", "angle_deg"}, "translate"} */
 static void read_transform(sj *c, json_t *o, int dim, ct_mesh_spec *m)
 {
-    static const char *const keys[] = {"scale", "rotate", "translate", NULL};
-    static const char *const rot3[] = {"axis", "angle_deg", NULL};
-    static const char *const rot2[] = {"angle_deg", NULL};
-    json_t *t = ct_sj_enter(c, o, "transform", SJ_OPTIONAL, keys);
+    json_t *t = ct_sj_enter(c, o, "transform", SJ_OPTIONAL, &ct_sk_transform);
     if (!t) return;
     json_t *s = json_object_get(t, "scale");
     if (!s) {
@@ -226,7 +211,7 @@ static void read_transform(sj *c, json_t *o, int dim, ct_mesh_spec *m)
     } else {
         ct_sj_error(c, "scale", "expected a number or an array of %d numbers (got %s)", dim, ct_sj_type_name(s));
     }
-    json_t *r = ct_sj_enter(c, t, "rotate", SJ_OPTIONAL, dim == 2 ? rot2 : rot3);
+    json_t *r = ct_sj_enter(c, t, "rotate", SJ_OPTIONAL, &ct_sk_rotate);
     if (r) {
         static const double z[3] = {0, 0, 1};
         double deg = 0.0;
@@ -292,12 +277,7 @@ static mesh_kind read_mesh_file(sj *c, json_t *o, const ct_scene *sc, ct_mesh_sp
 static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc, ct_mesh_spec *m,
                      mesh_kind *kind)
 {
-    static const char *const generators[] = {"box", "rect", "polyline", "arc", NULL};
-    static const char *const file_keys[] = {"file", "transform", NULL};
-    static const char *const grid_keys[] = {"generator", "size", "cells", "origin", "transform", NULL};
-    static const char *const polyline_keys[] = {"generator", "points", "closed", "transform", NULL};
-    static const char *const arc_keys[] = {"generator", "center", "radius", "angles_deg", "segments",
-                                           "transform", NULL};
+    const char *const *generators = ct_sk_mesh_generators;
     for (int i = 0; i < 3; ++i) m->scale[i] = 1.0;
     m->rot_axis[2] = 1.0;
     *kind = MESH_UNKNOWN;
@@ -314,7 +294,7 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
         ct_sj_error(c, NULL, "missing required key \"file\" or \"generator\"");
         ok = 0;
     } else if (has_file) {
-        ct_sj_check_keys(c, o, file_keys);
+        ct_sj_check_keys(c, o, &ct_sk_mesh_file);
         *kind = read_mesh_file(c, o, sc, m, &ok);
     } else {
         int g = 0;
@@ -330,14 +310,14 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
         if (g <= 1) { /* box (3D) and rect (2D) grids */
             int n = g == 0 ? 3 : 2;
             m->source = g == 0 ? CT_MESH_BOX : CT_MESH_RECT;
-            ct_sj_check_keys(c, o, grid_keys);
+            ct_sj_check_keys(c, o, &ct_sk_mesh_grid);
             ok &= ct_sj_vec(c, o, "size", SJ_REQUIRED, n, NULL, SJ_GT(0), m->size);
             ok &= ct_sj_ivec(c, o, "cells", SJ_REQUIRED, n, 1, m->cells);
             ok &= ct_sj_vec(c, o, "origin", SJ_OPTIONAL, n, NULL, SJ_ANY, m->origin);
             *kind = MESH_VOLUME;
         } else if (g == 2) { /* polyline */
             m->source = CT_MESH_POLYLINE;
-            ct_sj_check_keys(c, o, polyline_keys);
+            ct_sj_check_keys(c, o, &ct_sk_mesh_polyline);
             json_t *pts = ct_sj_enter_array(c, o, "points", SJ_REQUIRED, 2);
             if (pts) {
                 size_t n = json_array_size(pts);
@@ -365,7 +345,7 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
         } else { /* arc */
             double ang[2] = {0, 0};
             m->source = CT_MESH_ARC;
-            ct_sj_check_keys(c, o, arc_keys);
+            ct_sj_check_keys(c, o, &ct_sk_mesh_arc);
             ok &= ct_sj_vec(c, o, "center", SJ_REQUIRED, 2, NULL, SJ_ANY, m->center);
             ok &= ct_sj_real(c, o, "radius", SJ_REQUIRED, 0, SJ_GT(0), &m->radius);
             if (ct_sj_vec(c, o, "angles_deg", SJ_REQUIRED, 2, NULL, SJ_ANY, ang)) {
@@ -405,8 +385,6 @@ static void read_segment(sj *c, json_t *o, int dim, double prev_until, ct_motion
 /* One "fixed" entry: {"select", "motion": [SEGMENT, ...]}. */
 static void read_dirichlet(sj *c, json_t *o, const ct_scene *sc, int body, ct_dirichlet *d)
 {
-    static const char *const seg2[] = {"until", "velocity", "angular_velocity", "center", NULL};
-    static const char *const seg3[] = {"until", "velocity", "angular_velocity", "axis", "center", NULL};
     ct_scene_read_selector(c, o, "select", sc, body, &d->sel);
     json_t *a = ct_sj_enter_array(c, o, "motion", SJ_OPTIONAL, 0);
     if (!a) return;
@@ -420,7 +398,7 @@ static void read_dirichlet(sj *c, json_t *o, const ct_scene *sc, int body, ct_di
     d->nseg = (int)n;
     double prev = 0.0;
     for (size_t k = 0; k < n; ++k) {
-        json_t *s = ct_sj_enter_elem(c, a, k, by_dim(sc->dim, seg2, seg3));
+        json_t *s = ct_sj_enter_elem(c, a, k, &ct_sk_segment);
         if (!s) continue;
         read_segment(c, s, sc->dim, prev, &d->seg[k]);
         if (d->seg[k].until > prev) prev = d->seg[k].until;
@@ -432,7 +410,6 @@ static void read_dirichlet(sj *c, json_t *o, const ct_scene *sc, int body, ct_di
 /* "fixed": one entry object or an array of them. */
 static void read_fixed(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_spec *bs)
 {
-    static const char *const keys[] = {"select", "motion", NULL};
     json_t *v = json_object_get(b, "fixed");
     if (!v) {
         json_object_set_new(b, "fixed", json_array());
@@ -445,7 +422,7 @@ static void read_fixed(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_s
         }
         bs->nfixed = 1;
         ct_sj_push(c, "fixed");
-        ct_sj_check_keys(c, v, keys);
+        ct_sj_check_keys(c, v, &ct_sk_fixed);
         read_dirichlet(c, v, sc, body, &bs->fixed[0]);
         ct_sj_pop(c);
         return;
@@ -460,7 +437,7 @@ static void read_fixed(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_s
     }
     bs->nfixed = (int)n;
     for (size_t k = 0; k < n; ++k) {
-        json_t *o = ct_sj_enter_elem(c, a, k, keys);
+        json_t *o = ct_sj_enter_elem(c, a, k, &ct_sk_fixed);
         if (!o) continue;
         read_dirichlet(c, o, sc, body, &bs->fixed[k]);
         ct_sj_pop(c);
@@ -471,9 +448,6 @@ static void read_fixed(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_s
 /* One load: {"select", "force", "force_rate", "ramp_until", "distribution", "weight"}. */
 static void read_load(sj *c, json_t *o, const ct_scene *sc, int body, ct_load *l)
 {
-    static const char *const weights[] = {"volume", "area", "count", NULL};
-    static const char *const linear_keys[] = {"type", "axis", "center", "length", NULL};
-    static const char *const linear[] = {"linear", NULL};
     int dim = sc->dim;
     ct_scene_read_selector(c, o, "select", sc, body, &l->sel);
     if (!json_object_get(o, "force") && !json_object_get(o, "force_rate"))
@@ -493,11 +467,11 @@ static void read_load(sj *c, json_t *o, const ct_scene *sc, int body, ct_load *l
                      "expected \"uniform\" or an object {\"type\": \"linear\", ...} (got \"%s\")",
                      json_string_value(d));
     } else if (json_is_object(d)) {
-        json_t *lin = ct_sj_enter(c, o, "distribution", SJ_REQUIRED, linear_keys);
+        json_t *lin = ct_sj_enter(c, o, "distribution", SJ_REQUIRED, &ct_sk_linear);
         int type = 0;
         l->dist = CT_LOAD_LINEAR;
-        ct_sj_enum(c, lin, "type", SJ_REQUIRED, linear, 0, &type);
-        ct_sj_enum(c, lin, "axis", SJ_REQUIRED, by_dim(dim, axes2, axes3), 0, &l->axis);
+        ct_sj_enum(c, lin, "type", SJ_REQUIRED, ct_sk_linear_types, 0, &type);
+        ct_sj_enum(c, lin, "axis", SJ_REQUIRED, by_dim(dim, ct_sk_axes2, ct_sk_axes3), 0, &l->axis);
         ct_sj_real(c, lin, "center", SJ_REQUIRED, 0, SJ_ANY, &l->center);
         l->length = 0.0; /* absent: automatic */
         if (json_object_get(lin, "length")) ct_sj_real(c, lin, "length", SJ_REQUIRED, 0, SJ_GT(0), &l->length);
@@ -506,14 +480,12 @@ static void read_load(sj *c, json_t *o, const ct_scene *sc, int body, ct_load *l
         ct_sj_error(c, "distribution", "expected \"uniform\" or an object (got %s)", ct_sj_type_name(d));
     }
     int w = 0;
-    ct_sj_enum(c, o, "weight", SJ_OPTIONAL, weights, 0, &w);
+    ct_sj_enum(c, o, "weight", SJ_OPTIONAL, ct_sk_load_weights, 0, &w);
     l->weight = (ct_load_weight)w;
 }
 
 static void read_loads(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_spec *bs)
 {
-    static const char *const keys[] = {"select", "force", "force_rate", "ramp_until", "distribution",
-                                       "weight", NULL};
     json_t *a = ct_sj_enter_array(c, b, "loads", SJ_OPTIONAL, 0);
     if (!a) return;
     size_t n = json_array_size(a);
@@ -524,7 +496,7 @@ static void read_loads(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_s
     }
     bs->nloads = (int)n;
     for (size_t k = 0; k < n; ++k) {
-        json_t *o = ct_sj_enter_elem(c, a, k, keys);
+        json_t *o = ct_sj_enter_elem(c, a, k, &ct_sk_load);
         if (!o) continue;
         read_load(c, o, sc, body, &bs->loads[k]);
         ct_sj_pop(c);
@@ -535,12 +507,11 @@ static void read_loads(sj *c, json_t *b, const ct_scene *sc, int body, ct_body_s
 /* "material": {"model", "E", "nu", "density"}; the ranges are those of ct_material_init. */
 static void read_material(sj *c, json_t *b, ct_body_spec *bs)
 {
-    static const char *const keys[] = {"model", "E", "nu", "density", NULL};
-    json_t *o = ct_sj_enter(c, b, "material", SJ_REQUIRED, keys);
+    json_t *o = ct_sj_enter(c, b, "material", SJ_REQUIRED, &ct_sk_material);
     if (!o) return;
     int kind = 0, ok = 1;
     double E = 0, nu = 0, rho = 0;
-    ok &= ct_sj_enum(c, o, "model", SJ_OPTIONAL, material_names, CT_MAT_NEO_HOOKEAN, &kind);
+    ok &= ct_sj_enum(c, o, "model", SJ_OPTIONAL, ct_sk_material_models, CT_MAT_NEO_HOOKEAN, &kind);
     ok &= ct_sj_real(c, o, "E", SJ_REQUIRED, 0, SJ_GT(0), &E);
     ok &= ct_sj_real(c, o, "nu", SJ_REQUIRED, 0, ((sj_range){-1.0, 0.5, SJ_LO_EXCL | SJ_HI_EXCL}), &nu);
     ok &= ct_sj_real(c, o, "density", SJ_REQUIRED, 0, SJ_GT(0), &rho);
@@ -568,8 +539,6 @@ static const char *mesh_what(const ct_mesh_spec *m)
 
 static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
 {
-    static const char *const dofs_keys[] = {"mode", "coarse", NULL};
-    static const char *const modes[] = {"full", "embedded", NULL};
     ct_body_spec *bs = &sc->bodies[i];
     const char *name;
     if (ct_sj_string(c, b, "name", SJ_REQUIRED, NULL, &name)) {
@@ -579,10 +548,10 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
     mesh_kind kind = MESH_UNKNOWN;
     int mesh_ok = read_mesh(c, b, "mesh", sc, &bs->mesh, &kind);
 
-    json_t *d = ct_sj_enter(c, b, "dofs", SJ_OPTIONAL, dofs_keys);
+    json_t *d = ct_sj_enter(c, b, "dofs", SJ_OPTIONAL, &ct_sk_dofs);
     if (d) {
         int mode = 0;
-        ct_sj_enum(c, d, "mode", SJ_OPTIONAL, modes, 0, &mode);
+        ct_sj_enum(c, d, "mode", SJ_OPTIONAL, ct_sk_dofs_modes, 0, &mode);
         bs->dofs = (ct_dofs_mode)mode;
         if (mode == CT_DOFS_EMBEDDED) {
             mesh_kind ck;
@@ -634,8 +603,6 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
 
 void ct_scene_read_bodies(sj *c, json_t *root, ct_scene *sc)
 {
-    static const char *const keys[] = {"name", "mesh", "dofs", "kinematic", "material", "velocity", "fixed",
-                                       "loads", "contact", NULL};
     json_t *a = ct_sj_enter_array(c, root, "bodies", SJ_REQUIRED, 1);
     if (!a) return;
     size_t n = json_array_size(a);
@@ -651,7 +618,7 @@ void ct_scene_read_bodies(sj *c, json_t *root, ct_scene *sc)
     for (size_t i = 0; i < n; ++i) {
         ct_mesh_spec *m = &sc->bodies[i].mesh;
         for (int k = 0; k < 3; ++k) m->scale[k] = sc->bodies[i].coarse.scale[k] = 1.0;
-        json_t *b = ct_sj_enter_elem(c, a, i, keys);
+        json_t *b = ct_sj_enter_elem(c, a, i, &ct_sk_body);
         if (!b) continue;
         read_body(c, b, sc, (int)i);
         ct_sj_pop(c);
@@ -663,8 +630,6 @@ void ct_scene_read_bodies(sj *c, json_t *root, ct_scene *sc)
 
 void ct_scene_read_obstacles(sj *c, json_t *root, ct_scene *sc)
 {
-    static const char *const keys[] = {"name", "type", "point", "normal", NULL};
-    static const char *const types[] = {"halfspace", NULL};
     json_t *a = ct_sj_enter_array(c, root, "obstacles", SJ_OPTIONAL, 0);
     if (!a) return;
     size_t n = json_array_size(a);
@@ -676,7 +641,7 @@ void ct_scene_read_obstacles(sj *c, json_t *root, ct_scene *sc)
     sc->nobstacles = (int)n;
     for (size_t i = 0; i < n; ++i) {
         ct_obstacle_spec *ob = &sc->obstacles[i];
-        json_t *o = ct_sj_enter_elem(c, a, i, keys);
+        json_t *o = ct_sj_enter_elem(c, a, i, &ct_sk_obstacle);
         if (!o) continue;
         const char *name;
         int type = 0;
@@ -684,7 +649,7 @@ void ct_scene_read_obstacles(sj *c, json_t *root, ct_scene *sc)
             if (!name[0]) ct_sj_error(c, "name", "must not be empty");
             ob->name = ct_sj_strdup(c, name);
         }
-        ct_sj_enum(c, o, "type", SJ_REQUIRED, types, 0, &type);
+        ct_sj_enum(c, o, "type", SJ_REQUIRED, ct_sk_obstacle_types, 0, &type);
         ct_sj_vec(c, o, "point", SJ_REQUIRED, sc->dim, NULL, SJ_ANY, ob->point);
         read_direction(c, o, "normal", SJ_REQUIRED, sc->dim, NULL, ob->normal);
         ct_sj_pop(c);

@@ -119,15 +119,25 @@ static int in_list(const char *key, const char *const *names)
 
 /* ---------------- objects and arrays ---------------- */
 
-int ct_sj_check_keys(sj *c, json_t *obj, const char *const *keys)
+/* Does the table o have the key in a scene of dimension c->dim? */
+static int has_field(const sj *c, const ct_sk_object *o, const char *key)
+{
+    const ct_sk_field *f = ct_sk_find(o, key);
+    return f && !(c->dim == 2 && (f->flags & SK_3D));
+}
+
+int ct_sj_check_keys(sj *c, json_t *obj, const ct_sk_object *o)
 {
     int bad = 0;
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v) {
-        if (in_list(key, keys)) continue;
+        if (has_field(c, o, key)) continue;
         char list[1024];
-        join_names(list, sizeof list, keys);
+        size_t n = 0;
+        list[0] = '\0';
+        for (const ct_sk_field *f = o->fields; f->key && n < sizeof list; ++f)
+            if (has_field(c, o, f->key)) n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", f->key);
         ct_sj_error(c, key, "unknown key (expected one of: %s)", list);
         bad++;
     }
@@ -142,7 +152,7 @@ static json_t *get(sj *c, json_t *obj, const char *key, int required)
     return v;
 }
 
-json_t *ct_sj_enter(sj *c, json_t *obj, const char *key, int required, const char *const *keys)
+json_t *ct_sj_enter(sj *c, json_t *obj, const char *key, int required, const ct_sk_object *o)
 {
     json_t *v = get(c, obj, key, required);
     if (!v) {
@@ -156,7 +166,7 @@ json_t *ct_sj_enter(sj *c, json_t *obj, const char *key, int required, const cha
         return NULL;
     }
     ct_sj_push(c, key);
-    if (keys) ct_sj_check_keys(c, v, keys);
+    if (o) ct_sj_check_keys(c, v, o);
     return v;
 }
 
@@ -182,7 +192,7 @@ json_t *ct_sj_enter_array(sj *c, json_t *obj, const char *key, int required, siz
     return v;
 }
 
-json_t *ct_sj_enter_elem(sj *c, json_t *arr, size_t i, const char *const *keys)
+json_t *ct_sj_enter_elem(sj *c, json_t *arr, size_t i, const ct_sk_object *o)
 {
     json_t *v = json_array_get(arr, i);
     ct_sj_push_index(c, i);
@@ -191,7 +201,7 @@ json_t *ct_sj_enter_elem(sj *c, json_t *arr, size_t i, const char *const *keys)
         ct_sj_pop(c);
         return NULL;
     }
-    if (keys) ct_sj_check_keys(c, v, keys);
+    if (o) ct_sj_check_keys(c, v, o);
     return v;
 }
 

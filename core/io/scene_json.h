@@ -14,6 +14,7 @@
 
 #include "contactlab/ct_model.h"
 #include "contactlab/ct_status.h"
+#include "io/scene_schema.h"
 
 #define SJ_MAX_DEPTH 32
 
@@ -25,6 +26,8 @@ typedef struct sj {
     char path[1024];             /* current JSON pointer ("" = root) */
     size_t mark[SJ_MAX_DEPTH];   /* path lengths to restore on ct_sj_pop */
     int depth;
+    int dim;                     /* the scene's dim once read (0: not known): keys marked SK_3D are
+                                    unknown keys in 2D */
 } sj;
 
 enum { SJ_OPTIONAL = 0, SJ_REQUIRED = 1 };
@@ -61,18 +64,18 @@ const char *ct_sj_type_name(const json_t *v);
 char *ct_sj_strdup(sj *c, const char *s);
 
 /* ---- objects and arrays ---- */
-/* Report every key of obj not in the NULL-terminated list `keys`; returns the count. */
-int ct_sj_check_keys(sj *c, json_t *obj, const char *const *keys);
-/* Child object obj[key]: checked to be an object with only `keys` (NULL: any keys).
+/* Report every key of obj that is not a field of the table o (scene_schema.h); returns the count. */
+int ct_sj_check_keys(sj *c, json_t *obj, const ct_sk_object *o);
+/* Child object obj[key]: checked to be an object with only the keys of o (NULL: any keys).
  * A missing optional object is created empty (so its defaults get filled). On success
  * the path is pushed (leave with ct_sj_pop); NULL if missing (required) or not an object. */
-json_t *ct_sj_enter(sj *c, json_t *obj, const char *key, int required, const char *const *keys);
+json_t *ct_sj_enter(sj *c, json_t *obj, const char *key, int required, const ct_sk_object *o);
 /* Child array obj[key] with at least min_len elements; a missing optional array is
  * created empty. Pushes the path on success. */
 json_t *ct_sj_enter_array(sj *c, json_t *obj, const char *key, int required, size_t min_len);
-/* Element i of an array, which must be an object with only `keys` (NULL: any keys).
+/* Element i of an array, which must be an object with only the keys of o (NULL: any keys).
  * Pushes the index on success. */
-json_t *ct_sj_enter_elem(sj *c, json_t *arr, size_t i, const char *const *keys);
+json_t *ct_sj_enter_elem(sj *c, json_t *arr, size_t i, const ct_sk_object *o);
 
 /* ---- scalar values ----
  * Each reads obj[key]. Missing: required -> error "missing required key"; optional ->
