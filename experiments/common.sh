@@ -6,5 +6,7 @@
 CL=${CT_BUILD:-build}/contactlab
 DRIVERS=${CT_BUILD:-build}/experiments  # experiments/<name>/<prog>.c is built as $DRIVERS/<name>/<prog>
 export OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
+# the experiments own their output folders: a rerun overwrites its runs (contactlab run --force)
+export CT_OVERWRITE=1
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3

@@ -260,7 +260,8 @@ def main():
                 old = json.load(f)
             if old.get("hash") == h and old.get("exit") == 0:
                 return finish_row(k, combo, 0, old.get("wall_s"), None), "done before"
-        cmd = [args.cl, "run", args.scene, "--quiet", "--threads", "1", "-o", out]
+        # a point's file is rewritten when its scene changed or the last try failed (or --force)
+        cmd = [args.cl, "run", args.scene, "--quiet", "--threads", "1", "--force", "-o", out]
         for key, v in sets_of(combo):
             cmd += ["--set", f"{key}={v}"]
         t0 = time.time()

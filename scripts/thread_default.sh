@@ -26,7 +26,7 @@ for ((r = 0; r < reps; ++r)); do
         esac
         s=$(date +%s.%N)
         env -u OMP_WAIT_POLICY -u OPENBLAS_NUM_THREADS "${e[@]}" "$CL" run "$scene" --steps "$steps" --quiet \
-            ${a[@]+"${a[@]}"} -o "$out/$m.h5" >/dev/null
+            ${a[@]+"${a[@]}"} -o "$out/$m.h5" --force >/dev/null
         T[$m]="${T[$m]:-} $(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$s" "$(date +%s.%N)")"
     done
 done

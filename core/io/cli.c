@@ -24,9 +24,10 @@ static void usage(FILE *f)
 {
     fputs("usage:\n"
           "  contactlab run SCENE.json [-o OUT.h5] [--set key.path=value]... [--threads N] [--steps N] [--quiet]\n"
+          "                 [--force]                               (--force: overwrite OUT.h5 if it exists)\n"
           "  contactlab check SCENE.json [--set key.path=value]...   validate and print the resolved scene\n"
           "  contactlab sensitivity SCENE.json --param PATH [--param PATH]... [-o OUT.h5] [--set key.path=value]...\n"
-          "                   [--threads N] [--refactor] [--quiet]    dx/dθ of the static equilibrium at the end\n"
+          "                   [--threads N] [--refactor] [--quiet] [--force]  dx/dθ of the static equilibrium at the end\n"
           "                                                           (PATH: bodies.B.fixed.F.motion.S.velocity.C | ...\n"
           "                                                           angular_velocity | center.C, bodies.B.loads.L.force.C |\n"
           "                                                           force_rate.C, gravity.C)\n"
@@ -52,7 +53,7 @@ static int finish(ct_diag *d, ct_status st)
 typedef struct {
     const char *scene, *out;
     const char **sets;
-    int nsets, threads, quiet, steps;
+    int nsets, threads, quiet, steps, force;
 } cli_opts;
 
 static int parse_opts(int argc, char **argv, int allow_run_opts, cli_opts *o)
@@ -83,6 +84,7 @@ static int parse_opts(int argc, char **argv, int allow_run_opts, cli_opts *o)
             }
             o->steps = (int)v;
         } else if (allow_run_opts && strcmp(a, "--quiet") == 0) o->quiet = 1;
+        else if (allow_run_opts && strcmp(a, "--force") == 0) o->force = 1;
         else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "contactlab: unknown option '%s'\n", a);
             usage(stderr);
@@ -100,6 +102,15 @@ static int parse_opts(int argc, char **argv, int allow_run_opts, cli_opts *o)
     return 0;
 }
 
+/* An output file that exists is kept unless the command says --force (or the environment
+ * CT_OVERWRITE=1, which scripts that own their output folder set: experiments/common.sh). */
+static ct_status check_overwrite(const char *path, int force, ct_diag *d)
+{
+    const char *env = getenv("CT_OVERWRITE");
+    if (force || (env && strcmp(env, "1") == 0) || access(path, F_OK) != 0) return CT_OK;
+    return ct_diag_add(d, CT_EINPUT, "%s exists: --force overwrites it (or choose another -o)", path);
+}
+
 static int cmd_run_or_check(int argc, char **argv, int run)
 {
     cli_opts o;
@@ -114,6 +125,12 @@ static int cmd_run_or_check(int argc, char **argv, int run)
     ct_scene_init(&sc);
     ct_status st = ct_scene_load(&sc, o.scene, o.sets, o.nsets, &d);
     ct_sim *sim = NULL;
+    if (st == CT_OK && run) {
+        /* the file ct_run writes: -o, else output.file, else <name>.h5 */
+        char defpath[512];
+        snprintf(defpath, sizeof defpath, "%s.h5", sc.name ? sc.name : "run");
+        st = check_overwrite(o.out ? o.out : sc.output_file ? sc.output_file : defpath, o.force, &d);
+    }
     if (st == CT_OK) {
         int threads = o.threads >= 0 ? o.threads : sc.solver.threads;
         if (threads > 0) omp_set_num_threads(threads);
@@ -286,6 +303,7 @@ static int cmd_sensitivity(int argc, char **argv)
     ct_sim *sim = NULL;
     double *dqf = NULL, *dfe = NULL, *dq = NULL, *dx = NULL;
     ct_status st = ct_scene_load(&sc, o.scene, o.sets, o.nsets, &d);
+    if (st == CT_OK && o.out) st = check_overwrite(o.out, o.force, &d);
     if (st == CT_OK && sc.integrator != CT_INTEGRATOR_STATIC)
         st = ct_diag_add(&d, CT_EINPUT, "%s: /time/integrator: sensitivities are those of a static equilibrium "
                          "(\"integrator\": \"static\")", o.scene);

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# cli_output.sh — what a run writes and when: an existing output file is kept unless the command
+# says --force (or CT_OVERWRITE=1); `contactlab schema` and --help are on stdout.
+set -u
+cd "$(dirname "$0")/.."
+CL=${CT_BUILD:-build}/contactlab
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { echo "ok    $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL  $1"; fail=$((fail + 1)); }
+unset CT_OVERWRITE
+scene=tests/data/scenes/run/long_box.json
+run() { "$CL" run "$scene" --quiet --set time.duration=0.002 "$@" </dev/null; }
+
+# 1. a first run writes the file; a second one into the same file is refused (exit 2, file kept)
+run -o "$tmp/a.h5" && ok "first run: exit 0" || bad "first run failed"
+sum=$(md5sum < "$tmp/a.h5")
+run -o "$tmp/a.h5" --set time.duration=0.001 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "a.h5 exists: --force overwrites it" "$tmp/err" && [ "$(md5sum < "$tmp/a.h5")" = "$sum" ]; then
+    ok "existing output: exit 2, named, file unchanged"
+else
+    bad "existing output: rc=$rc, $(cat "$tmp/err")"
+fi
+# 2. --force and CT_OVERWRITE=1 overwrite it (the new run has 1 step)
+run -o "$tmp/a.h5" --set time.duration=0.001 --force
+rows=$("$CL" export "$tmp/a.h5" /steps/time 2>/dev/null | grep -vc '^#')
+[ "$rows" = 1 ] && ok "--force overwrites (1 step)" || bad "--force: $rows rows"
+CT_OVERWRITE=1 run -o "$tmp/a.h5"
+rows=$("$CL" export "$tmp/a.h5" /steps/time 2>/dev/null | grep -vc '^#')
+[ "$rows" = 2 ] && ok "CT_OVERWRITE=1 overwrites (2 steps)" || bad "CT_OVERWRITE=1: $rows rows"
+# 3. the default output (<name>.h5 in the working directory) is guarded too
+( cd "$tmp" && touch long_box.h5 && "$OLDPWD/$CL" run "$OLDPWD/$scene" --quiet --set time.duration=0.001 </dev/null 2> err2 )
+
+rc=$?
+[ $rc -eq 2 ] && grep -q "long_box.h5 exists" "$tmp/err2" && ok "default output name guarded" || bad "default output: rc=$rc"
+# 4. the scene's output.file is guarded as well
+touch "$tmp/scene_out.h5"
+run --set "output.file=\"$tmp/scene_out.h5\"" 2> "$tmp/err3"
+rc=$?
+[ $rc -eq 2 ] && grep -q "scene_out.h5 exists" "$tmp/err3" && ok "output.file guarded" || bad "output.file: rc=$rc $(cat "$tmp/err3")"
+
+echo "cli_output: $pass passed, $fail failed"
+[ $fail -eq 0 ]
