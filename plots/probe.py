@@ -218,6 +218,7 @@ def main(argv=None):
         if len(ax.get_lines()) > 1:
             ax.legend()
         ax.grid(True, alpha=0.3)
+        figures.render_symbols(fig)
         fig.tight_layout()
         out = a.output
         if not out:
