@@ -82,11 +82,11 @@ DEP_FILES  := $(LIB_OBJ:.o=.d) $(BUILD)/core/io/main.d $(TEST_UTIL:.o=.d) $(TEST
 .DEFAULT_GOAL := all
 -include $(DEP_FILES)
 
-.PHONY: all test demo figures bench bench-fclib sanitize install clean help deps check-layers newton-table
+.PHONY: all test demo figures bench bench-fclib sanitize install clean help deps check-layers newton-table gallery
 all: $(LIB) $(CLI) $(EXP_BIN)
 
 help:
-	@echo "make [all|test|demo|figures|bench|bench-fclib|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
+	@echo "make [all|test|demo|figures|gallery|bench|bench-fclib|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
 
 deps:
 	bash scripts/install-deps.sh
@@ -176,6 +176,12 @@ demo: all
 
 figures: all
 	bash scripts/figures.sh
+
+# docs/gallery.md and docs/gallery/*.png: every experiment's scene at t = 0, one picture and one line each
+# (scripts/gallery.py, ~15 s; GALLERY_ARGS="--only NAME" redraws one experiment; scripts/gallery.py --check:
+# is it up to date?). The Debian python (h5py, matplotlib) when there is one, as experiments/common.sh.
+gallery: all
+	@PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3; CT_BUILD=$(BUILD) $$PY scripts/gallery.py $(GALLERY_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/contactlab \

@@ -2,7 +2,7 @@
 # cli_schema.sh — `contactlab schema` (the scene format as a JSON Schema, core/io/scene_schema.c):
 # it validates every scene of the repository and its resolved form, states the parser's defaults,
 # rejects the bad-input corpus except the mistakes only the parser can see (tests/schema_check.py),
-# and docs/scenes.md is what scripts/scene_reference.py makes of it.
+# and docs/scenes.md is what scripts/scene_reference.py makes of it; docs/gallery.md is current.
 set -u
 cd "$(dirname "$0")/.."
 bin="${CT_BUILD:-build}/contactlab"
@@ -29,6 +29,8 @@ else
     diff "$tmp/scenes.md" docs/scenes.md | head -20
     fail=1
 fi
+# the scene gallery (docs/gallery.md) shows every scene that has a description, as it is now
+if ! "$PY" scripts/gallery.py --check; then echo "FAIL  docs/gallery.md is stale: run  make gallery"; fail=1; fi
 # an argument is refused
 "$bin" schema extra > /dev/null 2>&1
 rc=$?

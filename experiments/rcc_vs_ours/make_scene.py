@@ -41,7 +41,10 @@ for name, o, v, rho, rot in BLOBS:
     probes.append({"name": "pos_" + name, "quantity": "mean_position", "select": {"body": name},
                    "component": "all"})
 scene = {
-    "name": "blobs", "dim": 3,
+    "name": "blobs",
+    "description": "Six sticky soft cubes thrown at a wall: which stick with Fang et al. 2023's model and with RCC "
+                   "in IPC (§5.1.1, Fig. 10)",
+    "dim": 3,
     "time": {"dt": 0.01, "duration": 1.5},
     "gravity": [0, -9.81, 0],
     "solver": {"newton_tol": 1e-4},
