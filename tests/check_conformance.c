@@ -45,6 +45,11 @@
  *   action/reaction The force report is antisymmetric per category and participant pair
  *                  (obstacles included), 1e-12; each body's resultant −Σ_v g_v equals the sum of
  *                  the forces the report says it receives; Σ g = −(obstacle forces).
+ *   vertex fields  Per-vertex contact fields (ct_model_vertex_fields) in the action/reaction
+ *                  configuration: force = −∇E (1e-12 of Σ|∇E|); gaps only on surface vertices, in
+ *                  (0, reach), and every surface vertex within reach of the ground has one, at most
+ *                  its ground distance; β ∈ [0, 1] (> 0 somewhere for a model that has β); "none"
+ *                  fills nothing. Far apart (reach): no force and no gap on any vertex.
  *   invariance     Energy (1e-12) and gradient (covariant, 1e-10) under a translation along the
  *                  ground, and under a rotation + translation of a scene without obstacles
  *                  (half-spaces are fixed in space); x and x_prev move together.
@@ -71,6 +76,9 @@
  *                    report vs r      per body, the sum over partners and categories of the force
  *                                     report = Σ of r over its q-dofs / h, and the report is
  *                                     antisymmetric (1e-12 of Σ|r|/h);
+ *                    vertex fields    per vertex, contact_force = r_k / h (1e-12 of Lambda / h), and
+ *                                     a vertex with an impulse has a gap, its ground distance
+ *                                     (1e-12 G); β ∈ [0, 1];
  *                    contact acts     the bottom block gets a nonzero normal impulse in the first step
  *                                     and, by the gap check, does not penetrate: a model returning r = 0
  *                                     fails (the block ends the first step 4.8 mm behind the ground).
@@ -1069,9 +1077,21 @@ START_TEST(test_no_force_beyond_reach)
         for (int k = 0; k < fr.np * fr.np; ++k) ck_assert_int_eq(fr.active_pairs[k], 0);
         ct_force_report_free(&fr);
     }
+    /* per-vertex fields: no force, no gap anywhere */
+    ct_vertex_fields vf;
+    ck_assert_int_eq(ct_vertex_fields_init(&vf, c.sim->nx), CT_OK);
+    ck_assert_int_eq(ct_model_vertex_fields(c.sim->model, &c.sim->ctx, xs, &vf), CT_OK);
+    int ngap = 0;
+    for (int v = 0; v < c.sim->nx; ++v) {
+        ngap += !isnan(vf.gap[v]);
+        for (int i = 0; i < 3; ++i) fmaxv = fmax(fmaxv, fabs(vf.force[v][i]));
+    }
+    ct_vertex_fields_free(&vf);
     printf("reach %s (%.3g m): at 0.9 reach E = %.3g J; bodies %.4g reach apart and from the ground: E = %g, "
-           "max|g| = %g, max|H| = %g (%ld nonzero triplets), max|F| = %g\n",
-           c.label, c.cm->reach, Enear, fmin(gap, gd) / c.cm->reach, E, gmax, hmax, nnz, fmaxv);
+           "max|g| = %g, max|H| = %g (%ld nonzero triplets), max|F| = %g (report and per vertex), %d vertices "
+           "with a gap\n",
+           c.label, c.cm->reach, Enear, fmin(gap, gd) / c.cm->reach, E, gmax, hmax, nnz, fmaxv, ngap);
+    ck_assert_int_eq(ngap, 0);
     ck_assert(E == 0.0);
     ck_assert(gmax == 0.0);
     ck_assert(hmax == 0.0);
@@ -1189,6 +1209,88 @@ START_TEST(test_action_reaction)
     free(x);
     free(xp);
     free(g);
+    case_close(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* 4b. per-vertex contact fields (ct_model_vertex_fields) of the energy family                   */
+
+/* In the action/reaction configuration (friction lagged at a slipped x_prev): force = −∇E exactly
+ * (the model's own gradient); every surface vertex within the reach of the ground has a gap, at
+ * most its ground distance; gaps are positive and below the reach (a bond: its debond distance,
+ * the reach of the rcc line), NaN off the surface; β ∈ [0, 1] where the model has it. */
+START_TEST(test_vertex_fields)
+{
+    conf_case c;
+    case_open(&c, case_model(_i), case_dim(_i), CONF_OBSTACLE, 1);
+    if (c.m->family == CT_FAMILY_CONSTRAINT) {
+        printf("vertex fields %s: skipped here (constraint family: test_constraint checks them after real "
+               "steps)\n", c.label);
+        case_close(&c);
+        return;
+    }
+    const int dim = c.dim, nx = c.sim->nx;
+    const size_t nd = c.nd;
+    double *x = dalloc(nd), *xp = dalloc(nd), *g = dalloc(nd);
+    memcpy(x, c.sim->x, nd * sizeof *x);
+    slipped_prev(&c, x, xp);
+    lag_at(&c, xp);
+    ct_vertex_fields vf;
+    ck_assert_int_eq(ct_vertex_fields_init(&vf, nx), CT_OK);
+    ck_assert_int_eq(ct_model_vertex_fields(c.sim->model, &c.sim->ctx, x, &vf), CT_OK);
+    if (!has_energy_ops(c.m)) {
+        printf("vertex fields %s: none (no contact): filled %#x\n", c.label, vf.filled);
+        ck_assert_uint_eq(vf.filled, 0u);
+        ct_vertex_fields_free(&vf);
+        free(x), free(xp), free(g);
+        case_close(&c);
+        return;
+    }
+    ck_assert(vf.filled & CT_VF_FORCE);
+    /*   force = −∇E */
+    model_gradient(&c, x, g);
+    double gabs = 0.0, ferr = 0.0;
+    for (size_t i = 0; i < nd; ++i) gabs += fabs(g[i]);
+    for (int v = 0; v < nx; ++v) {
+        for (int i = 0; i < dim; ++i) ferr = fmax(ferr, fabs(vf.force[v][i] + g[(size_t)dim * v + i]));
+        if (dim == 2) ck_assert(vf.force[v][2] == 0.0);
+    }
+    /*   gaps: surface vertices only, in (0, reach), at most the ground distance where that is within reach */
+    unsigned char *on_surf = calloc((size_t)nx + 1, 1);
+    ck_assert_ptr_nonnull(on_surf);
+    for (int k = 0; k < c.sim->surf.nbv; ++k) on_surf[c.sim->surf.bverts[k]] = 1;
+    const ct_obstacle *ob = &c.sim->obstacles[0];
+    int ngap = 0, nground = 0, bad = 0;
+    double gmin = INFINITY, gmax = 0.0, bmin = INFINITY, bmax = -INFINITY;
+    for (int v = 0; v < nx; ++v) {
+        const double gv = vf.gap[v];
+        double dg = 0.0;
+        for (int i = 0; i < dim; ++i) dg += ob->normal[i] * (x[(size_t)dim * v + i] - ob->point[i]);
+        if (!isnan(gv)) {
+            ngap++;
+            gmin = fmin(gmin, gv), gmax = fmax(gmax, gv);
+            bad += !on_surf[v] || !(gv > 0.0) || !(gv < c.cm->reach);
+        }
+        if ((vf.filled & CT_VF_GAP) && on_surf[v] && dg < c.cm->reach) {
+            nground++;
+            bad += !(gv <= dg);
+        }
+        bmin = fmin(bmin, vf.beta[v]), bmax = fmax(bmax, vf.beta[v]);
+    }
+    printf("vertex fields %s: filled %#x; |F + grad E|_inf = %.2e (sum |grad E| = %.6g N); %d vertices with a gap in "
+           "[%.4g, %.4g] m, %d within reach of the ground (gap <= ground distance); beta in [%g, %g]; %d violations\n",
+           c.label, vf.filled, ferr, gabs, ngap, ngap ? gmin : NAN, ngap ? gmax : NAN, nground, bmin, bmax, bad);
+    ck_assert_double_le(ferr, 1e-12 * gabs);
+    ck_assert(vf.filled & CT_VF_GAP); /* every energy contact model of the registry reports gaps */
+    ck_assert_int_gt(nground, 0);
+    ck_assert_int_eq(bad, 0);
+    ck_assert(bmin >= 0.0 && bmax <= 1.0);
+    if (vf.filled & CT_VF_BETA) ck_assert_double_gt(bmax, 0.0); /* the rcc line bonds at x_prev */
+    else ck_assert(bmax == 0.0);
+    ct_vertex_fields_free(&vf);
+    free(on_surf);
+    free(x), free(xp), free(g);
     case_close(&c);
 }
 END_TEST
@@ -1409,6 +1511,9 @@ START_TEST(test_constraint)
     ck_assert_ptr_nonnull(on_surf);
     for (int k = 0; k < sim->surf.nbv; ++k) on_surf[sim->surf.bverts[k]] = 1;
     double w_lam = 0.0, w_cone = 0.0, w_gap = 0.0, w_compl = 0.0, w_body = 0.0, w_anti = 0.0, lam_first = 0.0;
+    double w_vf = 0.0, w_vgap = 0.0; /* per-vertex fields: force vs r/h, gap vs the ground distance */
+    ct_vertex_fields vf;
+    ck_assert_int_eq(ct_vertex_fields_init(&vf, sim->nx), CT_OK);
     double lam_total = 0.0, gap_min = INFINITY, top_r = 0.0;
     int contact_steps = 0, max_active = 0, fail_step = -1;
     ct_diag d;
@@ -1447,6 +1552,20 @@ START_TEST(test_constraint)
             w_compl = fmax(w_compl, fabs(lam * gap) / (Lambda * G));
             active += lam > 0.0;
         }
+        /*   per vertex (J = I): contact_force = r_k / h, and a vertex with an impulse has its ground gap */
+        ck_assert_int_eq(ct_model_vertex_fields(sim->model, &sim->ctx, x, &vf), CT_OK);
+        ck_assert_uint_eq(vf.filled & (CT_VF_FORCE | CT_VF_GAP), CT_VF_FORCE | CT_VF_GAP);
+        for (int k = 0; k < sim->nx; ++k) {
+            double rk = 0.0, gk = 0.0;
+            for (int i = 0; i < dim; ++i) {
+                w_vf = fmax(w_vf, fabs(vf.force[k][i] - r[(size_t)k * dim + i] / h) / (Lambda > 0.0 ? Lambda / h : 1.0));
+                rk += fabs(r[(size_t)k * dim + i]);
+                gk += sim->obstacles[0].normal[i] * (x[(size_t)k * dim + i] - sim->obstacles[0].point[i]);
+            }
+            if (rk > 0.0) w_vgap = fmax(w_vgap, isnan(vf.gap[k]) ? INFINITY : fabs(vf.gap[k] - gk) / G);
+            for (int i = 0; i < 3; ++i) ck_assert(isfinite(vf.force[k][i]));
+            ck_assert(vf.beta[k] >= 0.0 && vf.beta[k] <= 1.0);
+        }
         /*   the force report agrees with r per body, and is antisymmetric */
         ct_force_report_zero(&fr);
         ck_assert_int_eq(ct_model_forces(sim->model, &sim->ctx, x, &fr), CT_OK);
@@ -1478,15 +1597,17 @@ START_TEST(test_constraint)
         if (fail_step < 0 && (w_gap > tol || w_lam > tol || w_cone > tol || w_compl > tol)) fail_step = s;
     }
     ct_force_report_free(&fr);
+    ct_vertex_fields_free(&vf);
     ct_diag_free(&d);
     free(on_surf);
     printf("constraint %s (mu = %g, tol %.0e): %d steps, the first would end %.3g mm behind the ground without "
            "contact; normal impulse on the bottom block %.6g N s in step 0, %.6g N s in all, %d steps with contact, "
            "up to %d vertices with lambda > 0, min gap %.3g m; worst (first failing step %d): lambda < 0 %.2e, "
            "friction cone %.2e, penetration %.2e, complementarity %.2e, report vs r per body %.2e, report "
-           "antisymmetry %.2e, impulse away from contact %g (%.2f s)\n",
+           "antisymmetry %.2e, impulse away from contact %g; per vertex: force vs r/h %.2e, gap vs ground %.2e "
+           "(%.2f s)\n",
            c.label, mu, tol, CONF_CSTEPS, -1e3 * free_gap, lam_first, lam_total, contact_steps, max_active, gap_min,
-           fail_step, w_lam, w_cone, w_gap, w_compl, w_body, w_anti, top_r, now() - t_start);
+           fail_step, w_lam, w_cone, w_gap, w_compl, w_body, w_anti, top_r, w_vf, w_vgap, now() - t_start);
     fflush(stdout); /* before the assertions: a failing test keeps its line */
     /*   contact acts: a nonzero impulse from the first step, and no penetration */
     ck_assert_double_gt(lam_first, 0.0);
@@ -1497,9 +1618,11 @@ START_TEST(test_constraint)
     ck_assert_double_le(w_cone, tol);
     ck_assert_double_le(w_compl, tol);
     ck_assert(top_r == 0.0);
-    /*   the report (round-off) */
+    /*   the report and the per-vertex fields (round-off) */
     ck_assert_double_le(w_body, 1e-12);
     ck_assert_double_le(w_anti, 1e-12);
+    ck_assert_double_le(w_vf, 1e-12);
+    ck_assert_double_le(w_vgap, 1e-12);
     case_close(&c);
 }
 END_TEST
@@ -1518,6 +1641,7 @@ static Suite *conformance_suite(void)
     tcase_add_loop_test(tm, test_max_step, 0, NCASES);
     tcase_add_loop_test(tm, test_no_force_beyond_reach, 0, NCASES);
     tcase_add_loop_test(tm, test_action_reaction, 0, NCASES);
+    tcase_add_loop_test(tm, test_vertex_fields, 0, NCASES);
     tcase_add_loop_test(tm, test_invariance, 0, NCASES);
     tcase_add_loop_test(tm, test_determinism, 0, NCASES);
     tcase_add_loop_test(tm, test_constraint, 0, NCASES);

@@ -463,6 +463,18 @@ START_TEST(test_errors)
     ck_assert_int_eq(ct_h5log_close(lg), CT_OK);
     ck_assert_int_eq(ct_h5log_close(NULL), CT_OK);
 
+    /* ct_h5_exists: 1 / 0 for optional datasets, an error only for an unreadable file or path */
+    int there = -1;
+    ck_assert_int_eq(ct_h5_exists(file, "/s", &there, &d), CT_OK);
+    ck_assert_int_eq(there, 1);
+    ck_assert_int_eq(ct_h5_exists(file, "/nope/x", &there, &d), CT_OK);
+    ck_assert_int_eq(there, 0);
+    ct_diag_clear(&d);
+    ck_assert_int_eq(ct_h5_exists(file, "/a/b", &there, &d), CT_EINPUT); /* under a dataset */
+    ck_assert_ptr_nonnull(strstr(ct_diag_last(&d), "not a group"));
+    ck_assert_int_ne(ct_h5_exists("/nonexistent-dir/run.h5", "/s", &there, &d), CT_OK);
+    ck_assert_int_eq(there, 0);
+
     ct_diag_clear(&d);
     ck_assert_int_eq(ct_h5_read(file, "/nope/x", &x, &rank, dims, &d), CT_EINPUT);
     ck_assert_ptr_nonnull(strstr(ct_diag_last(&d), "/nope/x"));

@@ -1,6 +1,7 @@
 /* check_sim.c — the time-stepping core against closed forms: free fall (implicit Euler
  * recurrence), a bar hanging under gravity (rho g L^2 / 2E), rigid-motion invariance,
- * the embedding (J = I bitwise, coinciding permuted fine mesh), determinism. */
+ * the embedding (J = I bitwise, coinciding permuted fine mesh), determinism; the run log's
+ * per-vertex contact fields in the frames (a block at rest: contact force = weight). */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -8,9 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "contactlab/ct_h5log.h"
 #include "contactlab/ct_run.h"
 #include "contactlab/ct_scene.h"
 #include "contactlab/ct_sim.h"
+#include "contactlab/ct_vtk.h"
 #include "ct_test_util.h"
 #include "sim/assemble.h" /* white-box: the assembly internals */
 
@@ -649,6 +652,149 @@ static void cache_check_fresh(ct_sim *sim, const double *base, const ct_triplets
     ct_diag_free(&d);
 }
 
+/* ---- the frames' per-vertex contact fields (ct_model_vertex_fields, run.c, vtk.c) ---- */
+
+/* A text file contains `what`. */
+static int file_has(const char *path, const char *what)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) found = strstr(line, what) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* A 2D block dropped 0.5 d̂ onto a half-space under IPC, 20 steps logged with every frame: the run file has
+ * /frames/contact_force (frames × vertices × dim, N) and /frames/gap (frames × vertices, m), frame 0 included,
+ * no /frames/beta; frame 0's gaps are the bottom vertices' 0.5 d̂, NaN elsewhere; the last frame is what the
+ * model gives at the final state; the block rests: Σ contact force + m g = Σ m a to Newton's force residual
+ * |r|_1; the VTK export carries contact_force and gap. A run without contact (the cantilever, model "none")
+ * has none of them. */
+START_TEST(test_frames_contact_fields)
+{
+    char *dir = ct_test_tmpdir();
+    ck_assert_ptr_nonnull(dir);
+    char file[1024], none_file[1024], vdir[1024], vtu[1100], json[2048];
+    snprintf(file, sizeof file, "%s/rest.h5", dir);
+    snprintf(none_file, sizeof none_file, "%s/none.h5", dir);
+    snprintf(vdir, sizeof vdir, "%s/vtk", dir);
+    const double dhat = 1e-3, g = 9.81;
+    snprintf(json, sizeof json,
+             "{\"dim\":2,\"time\":{\"dt\":0.01,\"duration\":0.2},\"gravity\":[0,%g],"
+             "\"solver\":{\"force_tol\":1e-9},\"contact\":{\"model\":\"ipc\",\"dhat\":%g},"
+             "\"bodies\":[{\"name\":\"block\",\"mesh\":{\"generator\":\"rect\",\"size\":[0.1,0.05],"
+             "\"cells\":[4,2],\"origin\":[-0.05,%g]},\"material\":{\"E\":1e5,\"nu\":0.3,\"density\":1000}}],"
+             "\"obstacles\":[{\"name\":\"floor\",\"type\":\"halfspace\",\"point\":[0,0],\"normal\":[0,1]}],"
+             "\"output\":{\"frames_every\":1}}",
+             -g, dhat, 0.5 * dhat);
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, json, dir);
+    ct_run_opts ro = {.output = file};
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_status rs = ct_run(sim, &ro, &d);
+    if (rs != CT_OK) ct_diag_print(&d, stderr, "run: ");
+    ck_assert_int_eq(rs, CT_OK);
+    const int nx = sim->nx, dim = 2, nf = sim->step + 1;
+    /* the datasets: shapes, units, no beta (ipc has none) */
+    double *F = NULL, *G = NULL, *V = NULL;
+    int rank = 0, there = -1;
+    size_t dims[4];
+    ck_assert_int_eq(ct_h5_read(file, "/frames/contact_force", &F, &rank, dims, &d), CT_OK);
+    ck_assert(rank == 3 && dims[0] == (size_t)nf && dims[1] == (size_t)nx && dims[2] == (size_t)dim);
+    ck_assert_int_eq(ct_h5_read(file, "/frames/gap", &G, &rank, dims, &d), CT_OK);
+    ck_assert(rank == 2 && dims[0] == (size_t)nf && dims[1] == (size_t)nx);
+    ck_assert_int_eq(ct_h5_read(file, "/frames/v", &V, &rank, dims, &d), CT_OK);
+    ck_assert_int_eq(ct_h5_exists(file, "/frames/beta", &there, &d), CT_OK);
+    ck_assert_int_eq(there, 0);
+    char *unit = NULL;
+    ck_assert_int_eq(ct_h5_read_attr_str(file, "/frames/contact_force", "unit", &unit, &d), CT_OK);
+    ck_assert_str_eq(unit, "N");
+    free(unit);
+    ck_assert_int_eq(ct_h5_read_attr_str(file, "/frames/gap", "unit", &unit, &d), CT_OK);
+    ck_assert_str_eq(unit, "m");
+    free(unit);
+    /* frame 0: the bottom vertices 0.5 d̂ above the floor, pushed up; the others without contact */
+    int nbottom = 0;
+    for (int v = 0; v < nx; ++v) {
+        const int bottom = sim->X[(size_t)v * dim + 1] < dhat;
+        nbottom += bottom;
+        if (bottom) {
+            ck_assert_double_le(fabs(G[v] - 0.5 * dhat), 1e-15);
+            ck_assert_double_gt(F[(size_t)v * dim + 1], 0.0);
+        } else {
+            ck_assert(isnan(G[v]) && F[(size_t)v * dim] == 0.0 && F[(size_t)v * dim + 1] == 0.0);
+        }
+    }
+    ck_assert_int_eq(nbottom, 5);
+    /* the last frame: the model's fields at the final state, bitwise */
+    ct_vertex_fields vf;
+    ck_assert_int_eq(ct_vertex_fields_init(&vf, nx), CT_OK);
+    ck_assert_int_eq(ct_model_vertex_fields(sim->model, &sim->ctx, sim->x, &vf), CT_OK);
+    ck_assert_uint_eq(vf.filled, CT_VF_FORCE | CT_VF_GAP);
+    const double *FL = F + (size_t)(nf - 1) * nx * dim, *GL = G + (size_t)(nf - 1) * nx;
+    double Fsum[2] = {0, 0}, Ma[2] = {0, 0}, m = 0.0, gmin = INFINITY, gmax = 0.0;
+    for (int v = 0; v < nx; ++v) {
+        ck_assert(memcmp(&vf.gap[v], &GL[v], sizeof(double)) == 0);
+        for (int k = 0; k < dim; ++k) {
+            ck_assert(memcmp(&vf.force[v][k], &FL[(size_t)v * dim + k], sizeof(double)) == 0);
+            Fsum[k] += FL[(size_t)v * dim + k];
+            const size_t i1 = ((size_t)(nf - 1) * nx + v) * dim + k, i0 = ((size_t)(nf - 2) * nx + v) * dim + k;
+            Ma[k] += sim->mass_x[v] * (V[i1] - V[i0]) / sc.dt;
+        }
+        m += sim->mass_x[v];
+        if (!isnan(GL[v])) gmin = fmin(gmin, GL[v]), gmax = fmax(gmax, GL[v]);
+    }
+    /* at rest: Σ F + m g = Σ m a, to |r|_1 (the bound of any summed force at Newton's stop) */
+    const double r1 = sim->last.force_residual * sim->last.force_scale;
+    const double err = hypot(Fsum[0] - Ma[0], Fsum[1] - m * g - Ma[1]);
+    printf("frames' contact fields: %d frames x %d vertices; at rest: vertical contact force %.9g N vs m g = %.9g N "
+           "(rel. error %.2e), |F + m g - M a| = %.2e N <= |r|_1 = %.2e N; gaps in [%.4g, %.4g] m\n",
+           nf, nx, Fsum[1], m * g, fabs(Fsum[1] - m * g) / (m * g), err, r1, gmin, gmax);
+    ck_assert_double_le(err, r1 + 1e-9 * m * g);
+    ck_assert_double_le(fabs(Fsum[1] - m * g), 1e-6 * m * g);
+    ck_assert(gmin > 0.0 && gmax < dhat);
+    /* the VTK export carries them */
+    int nvtk = 0;
+    ck_assert_int_eq(ct_vtk_export(file, vdir, &nvtk, &d), CT_OK);
+    ck_assert_int_eq(nvtk, nf);
+    snprintf(vtu, sizeof vtu, "%s/frame_%05d.vtu", vdir, nf - 1);
+    ck_assert(file_has(vtu, "Name=\"contact_force\"") && file_has(vtu, "Name=\"gap\""));
+    ck_assert(!file_has(vtu, "Name=\"beta\""));
+    for (int k = 0; k < nf; ++k) {
+        snprintf(vtu, sizeof vtu, "%s/frame_%05d.vtu", vdir, k);
+        remove(vtu);
+    }
+    snprintf(vtu, sizeof vtu, "%s/run.pvd", vdir);
+    remove(vtu);
+    rmdir(vdir);
+    /* no contact, no fields */
+    ct_scene sc2;
+    ct_sim *s2 = ct_test_make_sim(&sc2, cantilever(json, sizeof json, "\"output\":{\"frames_every\":5},"), dir);
+    ro.output = none_file;
+    ck_assert_int_eq(ct_run(s2, &ro, &d), CT_OK);
+    ck_assert_int_eq(ct_h5_exists(none_file, "/frames/x", &there, &d), CT_OK);
+    ck_assert_int_eq(there, 1);
+    ck_assert_int_eq(ct_h5_exists(none_file, "/frames/contact_force", &there, &d), CT_OK);
+    ck_assert_int_eq(there, 0);
+    ck_assert_int_eq(ct_h5_exists(none_file, "/frames/gap", &there, &d), CT_OK);
+    ck_assert_int_eq(there, 0);
+    ct_vertex_fields_free(&vf);
+    free(F), free(G), free(V);
+    ct_sim_destroy(s2);
+    ct_scene_free(&sc2);
+    ct_sim_destroy(sim);
+    ct_scene_free(&sc);
+    ct_diag_free(&d);
+    remove(file);
+    remove(none_file);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_contact_slot_cache)
 {
     char j[2048];
@@ -979,6 +1125,10 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, test_contact_slot_cache);
     tcase_add_test(tc, test_contact_slot_reuse);
     suite_add_tcase(s, tc);
+    TCase *tf = tcase_create("frames");
+    tcase_set_timeout(tf, 60);
+    tcase_add_test(tf, test_frames_contact_fields);
+    suite_add_tcase(s, tf);
     return s;
 }
 

@@ -109,6 +109,25 @@ if "$PYV" -c "import h5py, numpy" 2>/dev/null; then
     "$CL" export --vtk "$tmp/none.h5" "$tmp/vtk4" 2>/dev/null
     rc=$?
     [ $rc -eq 2 ] && ok "export --vtk of a missing file: exit 2" || bad "export --vtk of a missing file: rc=$rc"
+    # the model's per-vertex contact fields (/frames/contact_force, gap, beta -> point data): a block resting on
+    # its support at the end, by an IPC model (3D), rcc_ipc (3D, beta from bonding under compression), lcp_pgs
+    # (2D, adhesive) and imls (2D, on a fixed base); vtk_check --rest: the contact forces balance the weight
+    # (with M a, to Newton's force residual), the touching vertices' gaps are in (0, reach], beta in [0, 1]
+    for m in ipc:"" rcc:--bonded lcp:--bonded imls:""; do
+        sc=tests/data/scenes/run/rest_${m%%:*}.json
+        if "$CL" run "$sc" -o "$tmp/r_${m%%:*}.h5" --quiet </dev/null && "$CL" export --vtk "$tmp/r_${m%%:*}.h5" \
+            "$tmp/vtk_${m%%:*}" >/dev/null 2>&1 && out=$("$PYV" tests/vtk_check.py "$tmp/r_${m%%:*}.h5" "$tmp/vtk_${m%%:*}" \
+            --rest block ${m#*:} 2>&1); then ok "export --vtk contact fields (${m%%:*}): $out"
+        else bad "export --vtk contact fields (${m%%:*}): $out"; fi
+    done
+    # a run written before the fields existed (here: the ipc run without them) still exports, without them
+    cp "$tmp/r_ipc.h5" "$tmp/old.h5"
+    if "$PYV" -c "import h5py, sys
+with h5py.File(sys.argv[1], 'a') as f:
+    del f['/frames/contact_force'], f['/frames/gap']" "$tmp/old.h5" && "$CL" export --vtk "$tmp/old.h5" "$tmp/vtk_old" \
+        >/dev/null 2>&1 && out=$("$PYV" tests/vtk_check.py "$tmp/old.h5" "$tmp/vtk_old" 2>&1) && ! grep -q contact_force \
+        "$tmp/vtk_old/frame_00000.vtu"; then ok "export --vtk of a run without contact fields: $out"
+    else bad "export --vtk of a run without contact fields: $out"; fi
 fi
 # 9. the picture and the animation of a run (scripts/animate.py): a GIF with every frame and a PNG that
 #    shows the body (pixels of body 0's colour, #1f77b4, in the axes)

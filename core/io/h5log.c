@@ -581,6 +581,19 @@ ct_status ct_h5_read(const char *file, const char *dataset, double **data, int *
     return st;
 }
 
+ct_status ct_h5_exists(const char *file, const char *path, int *exists, ct_diag *diag)
+{
+    *exists = 0;
+    hid_t f;
+    ct_status st = open_ro(file, &f, diag);
+    if (st != CT_OK) return st;
+    const int e = path && *path ? path_exists(f, path) : 0;
+    if (e < 0) st = path_fail(diag, e, file, path);
+    else *exists = e;
+    if (H5Fclose(f) < 0 && st == CT_OK) st = ct_h5_fail(diag, CT_EIO, file, "/", "closing failed");
+    return st;
+}
+
 /* ct_h5_read_attr_str on the open file f (named file in messages). */
 static ct_status attr_str(hid_t f, const char *file, const char *obj, const char *name, char **value, ct_diag *diag)
 {

@@ -159,6 +159,11 @@ typedef struct {
     int step_id[NSTEPCOLS];
     int *probe_id;
     int frame_t, frame_x, frame_v;
+    /* the model's per-vertex contact fields in the frames (vf_filled: CT_VF_* written, 0: none) */
+    unsigned vf_filled;
+    int frame_force, frame_gap, frame_beta;
+    ct_vertex_fields vf;
+    double *force_row; /* nx*dim: a frame's contact forces as the dataset stores them */
     int *scalar_id;
     int nscalars;
 } run_log;
@@ -315,6 +320,26 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
         TRY(ct_h5log_series(lg, "/frames/time", CT_H5_DOUBLE, 0, NULL, "s", "time of each frame", &L->frame_t));
         TRY(ct_h5log_series(lg, "/frames/x", CT_H5_DOUBLE, 2, fd, "m", "vertex positions", &L->frame_x));
         TRY(ct_h5log_series(lg, "/frames/v", CT_H5_DOUBLE, 2, fd, "m/s", "vertex velocities", &L->frame_v));
+        /* the model's per-vertex contact fields: a first call tells which it has (the same at every call) */
+        L->force_row = malloc((fd[0] * fd[1] + 1) * sizeof *L->force_row);
+        if (!L->force_row || ct_vertex_fields_init(&L->vf, s->nx) != CT_OK)
+            return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+        if ((st = ct_model_vertex_fields(s->model, &s->ctx, s->x, &L->vf)) != CT_OK)
+            return ct_diag_add(diag, st, "model %s: per-vertex contact fields failed", ct_model_name(s->model));
+        L->vf_filled = L->vf.filled;
+        if (L->vf_filled & CT_VF_FORCE)
+            TRY(ct_h5log_series(lg, "/frames/contact_force", CT_H5_DOUBLE, 2, fd, "N",
+                                "contact force on each vertex: -dE_contact/dx (energy models: barrier, adhesion, "
+                                "friction) or the last step's contact impulse / h (constraint models)",
+                                &L->frame_force));
+        if (L->vf_filled & CT_VF_GAP)
+            TRY(ct_h5log_series(lg, "/frames/gap", CT_H5_DOUBLE, 1, fd, "m",
+                                "smallest contact distance of each vertex's active contact terms (NaN: none)",
+                                &L->frame_gap));
+        if (L->vf_filled & CT_VF_BETA)
+            TRY(ct_h5log_series(lg, "/frames/beta", CT_H5_DOUBLE, 1, fd, "1",
+                                "adhesion intensity beta of each vertex's bonds, the largest of its pairs (0: none)",
+                                &L->frame_beta));
     }
     TRY(ct_h5log_start(lg));
 #undef TRY
@@ -343,11 +368,32 @@ static ct_status log_probes(run_log *L, ct_sim *s, ct_force_report *fr)
     return CT_OK;
 }
 
-static ct_status log_frame(run_log *L, ct_sim *s)
+/* The model's per-vertex contact fields at the frame's x, appended to their series. */
+static ct_status log_vertex_fields(run_log *L, ct_sim *s, ct_diag *diag)
+{
+    ct_status st = ct_model_vertex_fields(s->model, &s->ctx, s->x, &L->vf);
+    if (st != CT_OK)
+        return ct_diag_add(diag, st, "step %d: model %s: per-vertex contact fields failed", s->step,
+                           ct_model_name(s->model));
+    if (L->vf.filled != L->vf_filled)
+        return ct_diag_add(diag, CT_EINPUT, "step %d: model %s: per-vertex contact fields %#x, at the start %#x",
+                           s->step, ct_model_name(s->model), L->vf.filled, L->vf_filled);
+    if (L->vf_filled & CT_VF_FORCE) {
+        for (int v = 0; v < s->nx; ++v)
+            for (int k = 0; k < s->dim; ++k) L->force_row[(size_t)v * s->dim + k] = L->vf.force[v][k];
+        st = ct_h5log_append(L->lg, L->frame_force, L->force_row);
+    }
+    if (st == CT_OK && (L->vf_filled & CT_VF_GAP)) st = ct_h5log_append(L->lg, L->frame_gap, L->vf.gap);
+    if (st == CT_OK && (L->vf_filled & CT_VF_BETA)) st = ct_h5log_append(L->lg, L->frame_beta, L->vf.beta);
+    return st;
+}
+
+static ct_status log_frame(run_log *L, ct_sim *s, ct_diag *diag)
 {
     ct_status st = ct_h5log_append(L->lg, L->frame_t, &s->t);
     if (st == CT_OK) st = ct_h5log_append(L->lg, L->frame_x, s->x);
     if (st == CT_OK) st = ct_h5log_append(L->lg, L->frame_v, s->vx);
+    if (st == CT_OK && L->vf_filled) st = log_vertex_fields(L, s, diag);
     return st;
 }
 
@@ -379,12 +425,12 @@ ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
     int nsteps = o->max_steps > 0 && o->max_steps < s->nsteps ? o->max_steps : s->nsteps;
     const double every = o->progress_every > 0.0 ? o->progress_every : CT_RUN_PROGRESS_EVERY;
     double t0 = omp_get_wtime(), t_next = every;
-    if (st == CT_OK && sc->frames_every > 0) st = log_frame(&L, s);
+    if (st == CT_OK && sc->frames_every > 0) st = log_frame(&L, s, diag);
     for (int k = 0; st == CT_OK && k < nsteps; ++k) {
         st = ct_sim_step(s, diag);
         ct_status st2 = log_row_steps(&L, s);
         if (st2 == CT_OK) st2 = log_probes(&L, s, &fr);
-        if (st2 == CT_OK && sc->frames_every > 0 && (s->step % sc->frames_every == 0)) st2 = log_frame(&L, s);
+        if (st2 == CT_OK && sc->frames_every > 0 && (s->step % sc->frames_every == 0)) st2 = log_frame(&L, s, diag);
         if (st2 == CT_OK && (s->step % sc->flush_every == 0)) st2 = ct_h5log_flush(L.lg);
         if (st == CT_OK && st2 != CT_OK) st = ct_diag_add(diag, st2, "%s: cannot append to the log", path);
         const double el = omp_get_wtime() - t0, eta = el / (k + 1) * (nsteps - k - 1);
@@ -404,6 +450,8 @@ ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
     if (st == CT_OK && stc != CT_OK) st = ct_diag_add(diag, stc, "%s: cannot close the log", path);
     free(L.probe_id);
     free(L.scalar_id);
+    free(L.force_row);
+    ct_vertex_fields_free(&L.vf);
     ct_force_report_free(&fr);
     return st;
 }

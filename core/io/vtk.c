@@ -4,6 +4,7 @@
 #include "contactlab/ct_h5log.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,32 @@
 
 typedef struct run_data {
     double *X, *el, *body, *t, *x, *v;
+    double *force, *gap, *beta; /* the model's per-vertex contact fields, NULL when the run has none */
     size_t nx, dim, ne, nv_el, nf;
 } run_data;
 
-static void run_data_free(run_data *r) { free(r->X), free(r->el), free(r->body), free(r->t), free(r->x), free(r->v); }
+static void run_data_free(run_data *r)
+{
+    free(r->X), free(r->el), free(r->body), free(r->t), free(r->x), free(r->v);
+    free(r->force), free(r->gap), free(r->beta);
+}
+
+/* An optional /frames dataset (a run without it, or written before it existed, gives *data = NULL):
+ * frames × vertices (× dim when `vec`). */
+static ct_status read_field(const char *file, const char *name, int vec, const run_data *r, double **data,
+                            ct_diag *diag)
+{
+    *data = NULL;
+    int there = 0, rk = 0;
+    size_t d[4];
+    ct_status st = ct_h5_exists(file, name, &there, diag);
+    if (st != CT_OK || !there) return st;
+    if ((st = ct_h5_read(file, name, data, &rk, d, diag)) != CT_OK) return st;
+    if (rk != 2 + vec || d[0] != r->nf || d[1] != r->nx || (vec && d[2] != r->dim))
+        return ct_diag_add(diag, CT_EINPUT, "%s: %s: expected %zu frames × %zu vertices%s", file, name, r->nf, r->nx,
+                           vec ? (r->dim == 3 ? " × 3" : " × 2") : "");
+    return CT_OK;
+}
 
 static ct_status read_run(const char *file, run_data *r, ct_diag *diag)
 {
@@ -40,7 +63,10 @@ static ct_status read_run(const char *file, run_data *r, ct_diag *diag)
     for (size_t i = 0; i < r->ne * r->nv_el; ++i)
         if (!(r->el[i] >= 0.0 && r->el[i] < (double)r->nx))
             return ct_diag_add(diag, CT_EINPUT, "%s: /mesh/elements: vertex index %g out of range", file, r->el[i]);
-    return CT_OK;
+    st = read_field(file, "/frames/contact_force", 1, r, &r->force, diag);
+    if (st == CT_OK) st = read_field(file, "/frames/gap", 0, r, &r->gap, diag);
+    if (st == CT_OK) st = read_field(file, "/frames/beta", 0, r, &r->beta, diag);
+    return st;
 }
 
 /* One point-data array of 3 components per vertex from a (nx × dim) block, minus `sub` if given. */
@@ -53,6 +79,55 @@ static void write_vec(FILE *f, const char *name, const run_data *r, const double
         fprintf(f, "          %.17g %.17g %.17g\n", p[0], p[1], p[2]);
     }
     fputs("        </DataArray>\n", f);
+}
+
+/* Base64 of a byte stream, written as it comes (VTK's inline "binary" format). */
+typedef struct b64_out {
+    FILE *f;
+    unsigned char in[3];
+    int n;
+} b64_out;
+
+static void b64_flush(b64_out *b)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (b->n == 0) return;
+    for (int i = b->n; i < 3; ++i) b->in[i] = 0;
+    const unsigned long w = (unsigned long)b->in[0] << 16 | (unsigned long)b->in[1] << 8 | b->in[2];
+    char o[4] = {tab[w >> 18 & 63], tab[w >> 12 & 63], b->n > 1 ? tab[w >> 6 & 63] : '=', b->n > 2 ? tab[w & 63] : '='};
+    fwrite(o, 1, 4, b->f);
+    b->n = 0;
+}
+
+/* Eight bytes of v, little-endian (the files' byte_order). */
+static void b64_u64(b64_out *b, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i) {
+        b->in[b->n++] = (unsigned char)(v >> (8 * i) & 0xff);
+        if (b->n == 3) b64_flush(b);
+    }
+}
+
+/* A Float64 point-data array of ncomp components per vertex, from a frame's block (nx × stride, the
+ * first `have` components of each row; the rest 0), in the inline binary format: base64 of a UInt64
+ * byte count and the little-endian values. Not ASCII: these fields hold NaN (a gap where a vertex has
+ * no contact), which VTK's ASCII reader does not parse. */
+static void write_binary(FILE *f, const char *name, const run_data *r, const double *a, int ncomp, size_t stride,
+                         size_t have)
+{
+    fprintf(f, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"binary\">\n"
+               "          ", name, ncomp);
+    b64_out b = {f, {0, 0, 0}, 0};
+    b64_u64(&b, (uint64_t)r->nx * (uint64_t)ncomp * sizeof(double));
+    for (size_t k = 0; k < r->nx; ++k)
+        for (size_t c = 0; c < (size_t)ncomp; ++c) {
+            const double v = c < have ? a[k * stride + c] : 0.0;
+            uint64_t u;
+            memcpy(&u, &v, sizeof u);
+            b64_u64(&b, u);
+        }
+    b64_flush(&b);
+    fputs("\n        </DataArray>\n", f);
 }
 
 static ct_status write_frame(const char *path, const run_data *r, size_t k, ct_diag *diag)
@@ -69,7 +144,12 @@ static ct_status write_frame(const char *path, const run_data *r, size_t k, ct_d
     write_vec(f, "velocity", r, v, NULL);
     fputs("        <DataArray type=\"Int32\" Name=\"body\" format=\"ascii\">\n", f);
     for (size_t i = 0; i < r->nx; ++i) fprintf(f, "          %d\n", (int)r->body[i]);
-    fputs("        </DataArray>\n      </PointData>\n      <Points>\n", f);
+    fputs("        </DataArray>\n", f);
+    /* the model's per-vertex contact fields, when the run has them */
+    if (r->force) write_binary(f, "contact_force", r, r->force + k * r->nx * r->dim, 3, r->dim, r->dim);
+    if (r->gap) write_binary(f, "gap", r, r->gap + k * r->nx, 1, 1, 1);
+    if (r->beta) write_binary(f, "beta", r, r->beta + k * r->nx, 1, 1, 1);
+    fputs("      </PointData>\n      <Points>\n", f);
     write_vec(f, "position", r, x, NULL);
     fputs("      </Points>\n      <Cells>\n"
           "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n", f);

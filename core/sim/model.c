@@ -258,5 +258,71 @@ ct_status ct_model_forces(ct_model *m, const ct_step_ctx *c, const double *x, ct
         out->nscalars = 0;
         return CT_OK;
     }
-    return m->type->forces(m->state, c, x, out);
+    ct_status st = CT_OK;
+    CT_TIMED(m, output, m->type->forces(m->state, c, x, out));
+    return st;
+}
+
+/* ---------- per-vertex contact fields ---------- */
+
+ct_status ct_vertex_fields_init(ct_vertex_fields *f, int nx)
+{
+    memset(f, 0, sizeof *f);
+    f->nx = nx;
+    const size_t n = (size_t)(nx > 0 ? nx : 0) + 1;
+    f->force = malloc(n * sizeof *f->force);
+    f->gap = malloc(n * sizeof *f->gap);
+    f->beta = malloc(n * sizeof *f->beta);
+    f->work = malloc(3 * n * sizeof *f->work);
+    if (!f->force || !f->gap || !f->beta || !f->work) {
+        ct_vertex_fields_free(f);
+        return CT_ENOMEM;
+    }
+    ct_vertex_fields_reset(f);
+    return CT_OK;
+}
+
+void ct_vertex_fields_free(ct_vertex_fields *f)
+{
+    if (!f) return;
+    free(f->force);
+    free(f->gap);
+    free(f->beta);
+    free(f->work);
+    memset(f, 0, sizeof *f);
+}
+
+void ct_vertex_fields_reset(ct_vertex_fields *f)
+{
+    f->filled = 0;
+    for (int v = 0; v < f->nx; ++v) {
+        f->force[v][0] = f->force[v][1] = f->force[v][2] = 0.0;
+        f->gap[v] = NAN;
+        f->beta[v] = 0.0;
+    }
+}
+
+void ct_vertex_fields_gap_min(ct_vertex_fields *f, int v, double d)
+{
+    if (isnan(f->gap[v]) || d < f->gap[v]) f->gap[v] = d;
+}
+
+ct_status ct_model_vertex_fields(ct_model *m, const ct_step_ctx *c, const double *x, ct_vertex_fields *out)
+{
+    if (out->nx != c->nx) return CT_EINPUT;
+    ct_vertex_fields_reset(out);
+    ct_status st = CT_OK;
+    if (m->type->vertex_fields) CT_TIMED(m, output, m->type->vertex_fields(m->state, c, x, out));
+    if (st != CT_OK) return st;
+    /* an energy model's force: −∇E_contact at x, from its own gradient op */
+    if (!(out->filled & CT_VF_FORCE) && m->type->family == CT_FAMILY_ENERGY && m->type->gradient) {
+        const int dim = c->dim;
+        memset(out->work, 0, (size_t)c->nx * (size_t)dim * sizeof *out->work);
+        CT_TIMED(m, output, m->type->gradient(m->state, c, x, out->work));
+        if (st != CT_OK) return st;
+        for (int v = 0; v < c->nx; ++v) /* (+ 0.0: no −0 where there is no contact) */
+            for (int k = 0; k < dim; ++k) out->force[v][k] = -out->work[(size_t)v * dim + k] + 0.0;
+        out->filled |= CT_VF_FORCE;
+    }
+    return CT_OK;
 }

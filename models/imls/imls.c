@@ -373,6 +373,25 @@ static ct_status imls_forces(void *p, const ct_step_ctx *c, const double *x, ct_
     return CT_OK;
 }
 
+/* Per-vertex fields: the gap of a query vertex is the smallest ψ of its terms that are not OFF at x (ψ below
+ * the reach, d̂ or d̂_a) and of its half-space distances below the reach (as min_distance); the samples of a
+ * field get none from it (they carry its force through the stencil). The force is the core's −∇E. */
+static ct_status imls_vertex_fields(void *p, const ct_step_ctx *c, const double *x, ct_vertex_fields *out)
+{
+    imls_state *st = p;
+    ct_status s = imls_eval_value(st, c, x);
+    if (s != CT_OK) return s;
+    for (long t = 0; t < st->nterm; ++t)
+        if (st->tstate[t] != CT_IMLS_TERM_OFF) ct_vertex_fields_gap_min(out, st->term[t].q, st->psi[t]);
+    for (int o = 0; o < st->nobs; ++o)
+        for (int k = 0; k < st->nq; ++k) {
+            const double d = imls_halfspace_dist(st, c, x, k, o);
+            if (d < st->reach) ct_vertex_fields_gap_min(out, st->qv[k], d);
+        }
+    out->filled |= CT_VF_GAP;
+    return CT_OK;
+}
+
 const ct_model_type ct_model_imls = {
     .name = "imls",
     .summary = "smooth contact on robust IMLS surfaces (Du et al. 2023): barrier b(ψ) of every surface vertex in the "
@@ -392,4 +411,5 @@ const ct_model_type ct_model_imls = {
     .max_step = imls_max_step_op,
     .end_step = imls_end_step,
     .forces = imls_forces,
+    .vertex_fields = imls_vertex_fields,
 };

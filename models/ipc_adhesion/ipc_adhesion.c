@@ -629,11 +629,28 @@ static ct_status ipc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
     return CT_OK;
 }
 
+/* Per-vertex fields: the gap of every stencil vertex of every term of the collision set at x (the
+ * pairs within the reach: d̂, or d̂_a with adhesion; a half-space term's vertex alone), the
+ * smallest over its terms; the force is the core's −∇E (barrier, adhesion, friction). */
+static ct_status ipc_vertex_fields(void *p, const ct_step_ctx *c, const double *x, ct_vertex_fields *out)
+{
+    ipc_state *st = p;
+    ct_status s = ensure_collisions(st, c, x);
+    if (s != CT_OK) return s;
+    for (long i = 0; i < st->cs.n; ++i) {
+        const ct_collision *col = &st->cs.c[i];
+        const double d = sqrt(ct_collision_d2(col, &st->cm, c->obstacles, x, NULL, NULL));
+        for (int k = 0; k < ct_collision_nverts(col); ++k) ct_vertex_fields_gap_min(out, col->v[k], d);
+    }
+    out->filled |= CT_VF_GAP;
+    return CT_OK;
+}
+
 #define IPC_OPS                                                                                              \
     .state_size = sizeof(ipc_state), .init = ipc_init, .destroy = ipc_destroy,          \
     .begin_step = ipc_begin_step, .energy = ipc_energy, .gradient = ipc_gradient, .hessian = ipc_hessian,    \
     .max_step = ipc_max_step, .update_lagged = ipc_update_lagged, .correct_trial = ipc_correct_trial,         \
-    .end_step = ipc_end_step, .forces = ipc_forces
+    .end_step = ipc_end_step, .forces = ipc_forces, .vertex_fields = ipc_vertex_fields
 
 /* the plain model takes the IPC parameters alone */
 static const ct_param_spec ipc_plain_params[] = {CT_IPC_PARAM_SPECS, {NULL}};

@@ -548,6 +548,30 @@ static ct_status forces(void *p, const ct_step_ctx *c, const double *x, ct_force
     return CT_OK;
 }
 
+/* Per-vertex fields of the last step's contacts: the force of each contact's impulse / h on its
+ * stencil (w_k λ / h: the vertex, and the partner's vertices with their barycentric shares), the
+ * contact's true gap at x on every stencil vertex (negative: penetration), and with adhesion its β on
+ * the contact vertex. Before the first step there are none. */
+static ct_status vertex_fields(void *p, const ct_step_ctx *c, const double *x, ct_vertex_fields *out)
+{
+    lcp_state *st = p;
+    const int dim = c->dim;
+    for (long i = 0; i < st->m; ++i) {
+        const contact *ct = &st->c[i];
+        double f[3] = {0, 0, 0}, g_lin;
+        for (int r = 0; r < dim; ++r)
+            for (int d = 0; d < dim; ++d) f[d] += ct->lam[r] * ct->fr[r][d] / c->h;
+        const double gap = ct_lcp_end_gap(ct, c, x, &g_lin);
+        for (int k = 0; k < ct->nv; ++k) {
+            for (int d = 0; d < dim; ++d) out->force[ct->v[k]][d] += ct->w[k] * f[d];
+            ct_vertex_fields_gap_min(out, ct->v[k], gap);
+        }
+        if (st->adhesive && ct->area > 0.0) out->beta[ct->v[0]] = fmax(out->beta[ct->v[0]], ct->beta);
+    }
+    out->filled |= CT_VF_FORCE | CT_VF_GAP | (st->adhesive ? CT_VF_BETA : 0u);
+    return CT_OK;
+}
+
 const ct_model_type ct_model_lcp_pgs = {
     .name = "lcp_pgs",
     .summary = "Gascón et al. 2010: velocity-level contact LCP of the linearized implicit step, block PGS with "
@@ -561,4 +585,5 @@ const ct_model_type ct_model_lcp_pgs = {
     .step = step,
     .end_step = end_step,
     .forces = forces,
+    .vertex_fields = vertex_fields,
 };

@@ -604,6 +604,35 @@ static ct_status rcc_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
     return CT_OK;
 }
 
+/* Per-vertex fields: the inner IPC model's (its force −∇E_ipc: barrier and friction; the gaps of its
+ * collision set), plus every bonded pair's force −∂E_k/∂x on its stencil (the vertex and its anchor's
+ * vertices) and its normal gap d = n̄·r on the vertex (a bond holds beyond d̂, up to debond_dist), and β:
+ * the largest of the vertex's tracked pairs (0 before the first step, which tracks them). */
+static ct_status rcc_vertex_fields(void *p, const ct_step_ctx *c, const double *x, ct_vertex_fields *out)
+{
+    rcc_state *st = p;
+    ct_status s = ct_model_vertex_fields(st->inner, c, x, out);
+    if (s != CT_OK) return s;
+    const int dim = st->dim;
+    for (long i = 0; i < st->n; ++i) {
+        const rcc_pair *P = st->recs[i];
+        const int v = ct_pair_key_a(st->keys[i]);
+        out->beta[v] = fmax(out->beta[v], P->beta);
+        if (!(P->beta > 0.0)) continue;
+        double gn[3], gt[3], cf[4], a0[3], r[3], d, u2;
+        int vs[4];
+        const int ns = pair_stencil(st, c, v, P, vs, cf, a0);
+        pair_force_r(st, c, i, x, gn, gt);
+        for (int j = 0; j < ns; ++j)
+            for (int k = 0; k < dim; ++k) out->force[vs[j]][k] -= cf[j] * (gn[k] + gt[k]);
+        pair_offset(st, c, v, P, x, r);
+        pair_gap_slip(st, P, r, &d, &u2);
+        ct_vertex_fields_gap_min(out, v, d);
+    }
+    out->filled |= CT_VF_FORCE | CT_VF_GAP | CT_VF_BETA;
+    return CT_OK;
+}
+
 /* ---------- life cycle ---------- */
 
 static ct_status rcc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
@@ -692,4 +721,5 @@ const ct_model_type ct_model_rcc_ipc = {
     .correct_trial = rcc_correct_trial,
     .end_step = rcc_end_step,
     .forces = rcc_forces,
+    .vertex_fields = rcc_vertex_fields,
 };

@@ -16,7 +16,8 @@
  *              definite when the rows are independent), each principal system by LAPACK dposv;
  *   impulse    r = sum_i lambda_i c_i over all q-dofs (the prescribed ones give reactions);
  *   forces     lambda_i n / h on the vertex's body from obstacle o, category "barrier" (normal
- *              repulsion), and the opposite on the obstacle.
+ *              repulsion), and the opposite on the obstacle; per vertex (vertex_fields) the same
+ *              force on vertex k and its gap.
  * Dense in the contact count m (M is m x m, pivoting costs O(m^3) per pivot): at most
  * `max_contacts`. lcp_residual: the largest |w_i| over the contacts with lambda_i > 0 (their
  * gaps at the end of the step, 0 in exact arithmetic). Registered as "lcp_halfspace" (models/registry.c) so that it runs through
@@ -262,6 +263,24 @@ static ct_status lcp_forces(void *p, const ct_step_ctx *c, const double *x, ct_f
     return CT_OK;
 }
 
+/* per-vertex fields of the last step's contacts: lambda_i n / h on the vertex, its gap n.(x_k - p) at x */
+static ct_status lcp_vertex_fields(void *p, const ct_step_ctx *c, const double *x, ct_vertex_fields *out)
+{
+    lcp_state *st = p;
+    for (int i = 0; i < st->m; ++i) {
+        const int k = st->c[i].vert;
+        const ct_obstacle *ob = &c->obstacles[st->c[i].obst];
+        double g = 0.0;
+        for (int d = 0; d < c->dim; ++d) {
+            out->force[k][d] += st->c[i].lambda * ob->normal[d] / c->h;
+            g += ob->normal[d] * (x[(size_t)k * c->dim + d] - ob->point[d]);
+        }
+        ct_vertex_fields_gap_min(out, k, g);
+    }
+    out->filled |= CT_VF_FORCE | CT_VF_GAP;
+    return CT_OK;
+}
+
 const ct_model_type ct_model_lcp_halfspace = {
     .name = "lcp_halfspace",
     .summary = "test model (tests/models): frictionless vertex-half-space contact as an exactly solved LCP of the "
@@ -274,4 +293,5 @@ const ct_model_type ct_model_lcp_halfspace = {
     .destroy = lcp_destroy,
     .step = lcp_step,
     .forces = lcp_forces,
+    .vertex_fields = lcp_vertex_fields,
 };

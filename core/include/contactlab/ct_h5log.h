@@ -60,6 +60,10 @@ ct_status ct_h5log_close(ct_h5log *lg);
 ct_status ct_h5_read(const char *file, const char *dataset, double **data, int *rank,
                      size_t dims[4], ct_diag *diag);
 
+/* *exists = 1 if every link of `path` exists in the file, 0 if one is missing (for optional
+ * datasets); an error only when the file cannot be read or the lookup fails. */
+ct_status ct_h5_exists(const char *file, const char *path, int *exists, ct_diag *diag);
+
 /* Read a string attribute (malloc'ed) of an object. */
 ct_status ct_h5_read_attr_str(const char *file, const char *obj, const char *name, char **value,
                               ct_diag *diag);

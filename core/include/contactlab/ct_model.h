@@ -140,6 +140,38 @@ void ct_force_report_zero(ct_force_report *r);
 /* Pointer to the 3-vector for (a, b, cat). */
 double *ct_force_report_at(ct_force_report *r, int a, int b, ct_force_category cat);
 
+/* Per-vertex contact fields at positions x, for the frames of the run log and the VTK export
+ * (the vertex_fields op below, ct_model_vertex_fields). Arrays over the nx full-space vertices;
+ * ct_vertex_fields_reset gives every field its "no contact" value, and the op overwrites what it
+ * knows and sets the field's bit in `filled`:
+ *   force  N: the contact force on the vertex (z = 0 in 2D). Energy family: −∂E_contact/∂x_k at x
+ *          (barrier, adhesion and friction, with the model's lagged state of the step just
+ *          taken); constraint family: the last step's contact impulse on the vertex / h.
+ *          Summed over a body's vertices it is the force report's resultant on that body.
+ *   gap    m: the smallest contact distance of the vertex's active contact terms (the terms the
+ *          model evaluates at x: within its reach), signed where the model allows penetration;
+ *          NAN where the vertex is in none (not +INF: NaN is what ParaView leaves out of colour
+ *          ranges).
+ *   beta   1: the adhesion intensity β ∈ [0, 1] of the vertex's bonds (the largest of its pairs);
+ *          0 where it has none. Only models with a per-pair β (rcc_ipc, lcp_pgs with adhesion). */
+enum { CT_VF_FORCE = 1u << 0, CT_VF_GAP = 1u << 1, CT_VF_BETA = 1u << 2 };
+
+typedef struct ct_vertex_fields {
+    int nx;
+    unsigned filled;     /* CT_VF_* of the fields set (the same set at every call of a run) */
+    double (*force)[3];  /* nx */
+    double *gap;         /* nx */
+    double *beta;        /* nx */
+    double *work;        /* nx*3 doubles of scratch for the core (the force fallback) */
+} ct_vertex_fields;
+
+ct_status ct_vertex_fields_init(ct_vertex_fields *f, int nx);
+void ct_vertex_fields_free(ct_vertex_fields *f);
+/* force 0, gap NAN, beta 0, filled 0 */
+void ct_vertex_fields_reset(ct_vertex_fields *f);
+/* gap[v] = min(gap[v], d) (a NAN gap takes d) */
+void ct_vertex_fields_gap_min(ct_vertex_fields *f, int v, double d);
+
 /* Diagnostics of one step filled by the model's end_step (optional). */
 typedef struct ct_model_stats {
     long n_candidates;   /* pairs considered by the broad phase */
@@ -224,12 +256,17 @@ typedef struct ct_model_type {
      * strings (the array itself belongs to the report). A constraint model reports the
      * forces of its last step's impulses (lambda / h). */
     ct_status (*forces)(void *st, const ct_step_ctx *c, const double *x, ct_force_report *out);
+    /* optional, either family: per-vertex contact fields at x after the step (ct_vertex_fields
+     * above; out arrives reset, the op sets what it fills and its bits in out->filled, the same
+     * bits at every call). An energy model may leave force to the core (below); gap and beta are
+     * the model's alone. */
+    ct_status (*vertex_fields)(void *st, const ct_step_ctx *c, const double *x, ct_vertex_fields *out);
 } ct_model_type;
 
 /* The type's family agrees with the ops it sets: an energy model sets no `step` and sets
  * energy, gradient and hessian together or none of them (gradient_hessian only with them); a constraint model sets `step` and
  * none of energy / gradient / hessian / max_step / update_lagged / correct_trial. CT_EINPUT with a message
- * naming the op otherwise. */
+ * naming the op otherwise. forces, vertex_fields, begin_step, end_step: either family. */
 ct_status ct_model_type_check(const ct_model_type *t, ct_diag *diag);
 
 /* ---------- model instances ---------- */
@@ -239,6 +276,7 @@ typedef struct ct_model_timing {
     double contact; /* init, begin_step, energy, gradient, hessian, update_lagged, correct_trial */
     double ccd;     /* max_step */
     double step;    /* the constraint family's step op */
+    double output;  /* forces, vertex_fields: evaluations for the log, between steps */
 } ct_model_timing;
 
 typedef struct ct_model {
@@ -256,8 +294,8 @@ ct_status ct_model_create(ct_model **m, const ct_model_type *t, const ct_params 
 void ct_model_destroy(ct_model *m);
 
 /* The ops through one door: NULL ops get their defaults (energy 0, no gradient or Hessian
- * terms, alpha = 1, delta = 0, no trial correction, no stats, zero forces; `step` without the op
- * is CT_ENOTSUP),
+ * terms, alpha = 1, delta = 0, no trial correction, no stats, zero forces, no vertex fields but
+ * an energy model's force; `step` without the op is CT_ENOTSUP),
  * and the wall time goes into m->time. Failures of the op are returned as they are. */
 ct_status ct_model_begin_step(ct_model *m, const ct_step_ctx *c);
 ct_status ct_model_energy(ct_model *m, const ct_step_ctx *c, const double *x, double *E);
@@ -272,6 +310,11 @@ ct_status ct_model_correct_trial(ct_model *m, const ct_step_ctx *c, const double
 ct_status ct_model_step(ct_model *m, const ct_step_ctx *c, const ct_linear_system *sys, double *r);
 ct_status ct_model_end_step(ct_model *m, const ct_step_ctx *c, const double *x_next, ct_model_stats *stats);
 ct_status ct_model_forces(ct_model *m, const ct_step_ctx *c, const double *x, ct_force_report *out);
+/* Per-vertex contact fields at x (out: ct_vertex_fields_init'ed for c->nx): reset, the model's
+ * vertex_fields op if set, and for an energy model with a gradient whose op left force unfilled
+ * (or that has no op) force = −∇E_contact(x) from its gradient op. out->filled == 0: the model
+ * has no per-vertex contact fields ("none"). */
+ct_status ct_model_vertex_fields(ct_model *m, const ct_step_ctx *c, const double *x, ct_vertex_fields *out);
 /* 1 if the model keeps lagged state inside a step (sets update_lagged) */
 int ct_model_has_lagged(const ct_model *m);
 const char *ct_model_name(const ct_model *m);
