@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_output.sh — what a run writes and when: an existing output file is kept unless the command
-# says --force (or CT_OVERWRITE=1); `contactlab schema` and --help are on stdout.
+# says --force (or CT_OVERWRITE=1); compressed frames; a restart's time offset.
 set -u
 cd "$(dirname "$0")/.."
 CL=${CT_BUILD:-build}/contactlab
@@ -40,6 +40,42 @@ touch "$tmp/scene_out.h5"
 run --set "output.file=\"$tmp/scene_out.h5\"" 2> "$tmp/err3"
 rc=$?
 [ $rc -eq 2 ] && grep -q "scene_out.h5 exists" "$tmp/err3" && ok "output.file guarded" || bad "output.file: rc=$rc $(cat "$tmp/err3")"
+
+# 5. compressed frames (output.compress): the same numbers, gzip-filtered, a smaller file
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+run -o "$tmp/plain.h5" --set time.duration=0.01 --set output.frames_every=1
+run -o "$tmp/gz.h5" --set time.duration=0.01 --set output.frames_every=1 --set output.compress=6
+if "$PY" - "$tmp/plain.h5" "$tmp/gz.h5" <<'PYCHK'
+import os, sys
+import h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+for d in ("/frames/x", "/frames/v"):
+    assert b[d].compression == "gzip" and a[d].compression is None, d
+    assert np.array_equal(a[d][()], b[d][()]), d
+sa, sb = (os.path.getsize(p) for p in sys.argv[1:3])
+assert sb < sa, (sa, sb)
+print(f"      frames bitwise equal; file {sa} -> {sb} bytes")
+PYCHK
+then ok "output.compress: gzip frames, same numbers, smaller file"; else bad "output.compress"; fi
+run -o "$tmp/bad.h5" --set output.compress=10 2> "$tmp/err4"
+rc=$?
+[ $rc -eq 2 ] && grep -q "/output/compress" "$tmp/err4" && ok "output.compress=10 refused (exit 2)" || bad "compress=10: rc=$rc"
+
+# 6. a restart (initial_state) records where it starts and its clock's offset: the frame's time
+run -o "$tmp/first.h5" --set time.duration=0.004 --set output.frames_every=1
+run -o "$tmp/second.h5" --set "initial_state={\"file\": \"$tmp/first.h5\", \"frame\": -2}"
+if "$PY" - "$tmp/first.h5" "$tmp/second.h5" <<'PYCHK'
+import sys
+import h5py
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+t = a["/frames/time"][()]
+assert b.attrs["time_offset"] == t[-2], (b.attrs["time_offset"], t)
+assert int(b.attrs["initial_state_frame"]) == len(t) - 2
+assert str(b.attrs["initial_state_file"]).endswith("first.h5")
+print(f"      time_offset {b.attrs['time_offset']} s = /frames/time[-2] of the first run")
+PYCHK
+then ok "restart: time_offset and the frame stored"; else bad "restart attributes"; fi
 
 echo "cli_output: $pass passed, $fail failed"
 [ $fail -eq 0 ]

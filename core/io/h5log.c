@@ -50,6 +50,7 @@ struct ct_h5log {
     hid_t file, lcpl; /* lcpl: link creation list that creates missing groups */
     ct_diag *diag;
     int started;
+    int deflate;      /* gzip level of the series created next (0: none) */
     h5_series *series;
     int nseries, cap;
 };
@@ -362,6 +363,8 @@ ct_status ct_h5log_series(ct_h5log *lg, const char *path, ct_h5_type type, int r
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sp = -1, t = -1;
     if (dcpl < 0 || H5Pset_chunk(dcpl, s.rank, chunk) < 0)
         st = ct_h5_fail(lg->diag, CT_ELIB, lg->path, path, "setting up chunking failed");
+    if (st == CT_OK && lg->deflate > 0 && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)lg->deflate) < 0))
+        st = ct_h5_fail(lg->diag, CT_ELIB, lg->path, path, "setting up compression failed");
     if (st == CT_OK && (sp = H5Screate_simple(s.rank, s.dims, s.maxdims)) < 0)
         st = ct_h5_fail(lg->diag, CT_ELIB, lg->path, path, "creating the dataspace failed");
     if (st == CT_OK &&
@@ -393,6 +396,20 @@ ct_status ct_h5log_series(ct_h5log *lg, const char *path, ct_h5_type type, int r
     }
     lg->series[lg->nseries] = s;
     *id = lg->nseries++;
+    return CT_OK;
+}
+
+ct_status ct_h5log_set_deflate(ct_h5log *lg, int level)
+{
+    if (level < 0 || level > 9)
+        return ct_diag_add(lg->diag, CT_EINPUT, "%s: compression level must be 0..9 (got %d)", lg->path, level);
+    if (level > 0) {
+        unsigned info = 0;
+        if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 || H5Zget_filter_info(H5Z_FILTER_DEFLATE, &info) < 0 ||
+            !(info & H5Z_FILTER_CONFIG_ENCODE_ENABLED))
+            return ct_diag_add(lg->diag, CT_ELIB, "%s: this HDF5 library cannot deflate (no zlib filter)", lg->path);
+    }
+    lg->deflate = level;
     return CT_OK;
 }
 

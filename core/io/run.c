@@ -267,6 +267,11 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
     TRY(ct_h5log_attr_str(lg, "/", "openblas_num_threads", bt ? bt : ""));
     TRY(ct_h5log_attr_double(lg, "/", "dt", sc->dt));
     if (o->argv_line) TRY(ct_h5log_attr_str(lg, "/", "command", o->argv_line));
+    if (sc->init_file) { /* a restart: where it starts, and the offset of its clock */
+        TRY(ct_h5log_attr_str(lg, "/", "initial_state_file", sc->init_file));
+        TRY(ct_h5log_attr_int(lg, "/", "initial_state_frame", sc->init_frame_index));
+        TRY(ct_h5log_attr_double(lg, "/", "time_offset", sc->init_time));
+    }
     TRY(write_mesh(L, s));
     for (int i = 0; i < NSTEPCOLS; ++i) {
         char p[128];
@@ -317,6 +322,7 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
     }
     if (sc->frames_every > 0) {
         size_t fd[2] = {(size_t)s->nx, (size_t)s->dim};
+        TRY(ct_h5log_set_deflate(lg, sc->frames_compress));
         TRY(ct_h5log_series(lg, "/frames/time", CT_H5_DOUBLE, 0, NULL, "s", "time of each frame", &L->frame_t));
         TRY(ct_h5log_series(lg, "/frames/x", CT_H5_DOUBLE, 2, fd, "m", "vertex positions", &L->frame_x));
         TRY(ct_h5log_series(lg, "/frames/v", CT_H5_DOUBLE, 2, fd, "m/s", "vertex velocities", &L->frame_v));
@@ -340,6 +346,7 @@ static ct_status open_log(run_log *L, ct_sim *s, const char *path, const ct_run_
             TRY(ct_h5log_series(lg, "/frames/beta", CT_H5_DOUBLE, 1, fd, "1",
                                 "adhesion intensity beta of each vertex's bonds, the largest of its pairs (0: none)",
                                 &L->frame_beta));
+        TRY(ct_h5log_set_deflate(lg, 0));
     }
     TRY(ct_h5log_start(lg));
 #undef TRY

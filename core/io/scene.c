@@ -304,6 +304,7 @@ static void read_output(sj *c, json_t *root, ct_scene *sc)
     }
     ct_sj_int(c, o, "frames_every", SJ_OPTIONAL, 10, 0, INT_MAX, &sc->frames_every);
     ct_sj_int(c, o, "flush_every", SJ_OPTIONAL, 10, 1, INT_MAX, &sc->flush_every);
+    ct_sj_int(c, o, "compress", SJ_OPTIONAL, 0, 0, 9, &sc->frames_compress);
     ct_sj_pop(c);
 }
 
@@ -368,6 +369,15 @@ static ct_status read_initial_frame(ct_scene *sc, ct_diag *diag)
         }
     }
     sc->init_frame_index = f;
+    /* the frame's time in the earlier run: this run's time offset */
+    double *T = NULL;
+    int tr = 0;
+    size_t td[4] = {0, 0, 0, 0};
+    sc->init_time = NAN;
+    ct_diag_init(&sub);
+    if (ct_h5_read(file, "/frames/time", &T, &tr, td, &sub) == CT_OK && tr == 1 && td[0] == dims[0]) sc->init_time = T[f];
+    ct_diag_free(&sub);
+    free(T);
     if (!(sc->init_x = malloc(frame * sizeof *sc->init_x)) || (V && !(sc->init_v = malloc(frame * sizeof *sc->init_v)))) {
         st = CT_ENOMEM;
         goto done;

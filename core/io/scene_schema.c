@@ -104,6 +104,8 @@ static const ct_sk_field output_fields[] = {
     {.key = "frames_every", .kind = SK_INTEGER, GE(0), .def = "10",
      .doc = "write positions and velocities (/frames) every this many steps; 0: none"},
     {.key = "flush_every", .kind = SK_INTEGER, GE(1), .def = "10", .doc = "flush the HDF5 file every this many steps"},
+    {.key = "compress", .kind = SK_INTEGER, .flags = SK_MIN | SK_MAX, .lo = 0, .hi = 9, .def = "0",
+     .doc = "gzip level of the /frames datasets (shuffle + deflate; readers decompress transparently); 0: none"},
     {NULL}};
 const ct_sk_object ct_sk_output = {.name = "output", .doc = "What the run writes.", .fields = output_fields};
 

@@ -41,6 +41,11 @@ ct_status ct_h5log_series(ct_h5log *lg, const char *path, ct_h5_type type, int r
                           const size_t *row_dims, const char *unit, const char *definition,
                           int *id);
 
+/* gzip level (0..9; 0: none, the default) of the series created from now on: their chunks are
+ * shuffled and deflated (HDF5's filters; readers decompress them transparently). CT_ELIB if the
+ * HDF5 library has no deflate filter, CT_EINPUT for a level outside 0..9. */
+ct_status ct_h5log_set_deflate(ct_h5log *lg, int level);
+
 /* Switch to SWMR writing: no more datasets or attributes after this. */
 ct_status ct_h5log_start(ct_h5log *lg);
 

@@ -201,10 +201,13 @@ typedef struct ct_scene {
     int init_velocity;       /* 0: zero velocities; 1: the frame's velocities (/frames/v) */
     long init_dims[3];       /* shape of the file's /frames/x (frames, vertices, dim); 0s if not 3-D */
     long init_frame_index;   /* the frame read (init_frame resolved) */
+    double init_time;        /* that frame's time in the earlier run (/frames/time; NAN if it has
+                                none): the offset of this run's clock, which starts at 0 */
     double *init_x, *init_v; /* that frame's positions and velocities (vertices x dim); init_v NULL
                                 unless init_velocity */
     int frames_every;        /* 0: no frames */
     int flush_every;         /* steps between HDF5 flushes */
+    int frames_compress;     /* gzip level of the /frames datasets (0: none) */
     char *resolved_json;     /* the resolved scene, pretty-printed JSON */
 } ct_scene;
 
