@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 jobs_max=${CT_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) > 1 ? 2 : 1 ))}
 # "NAME" or "VAR=value NAME": the environment selects a cheap variant with the same claims;
 # longest first (measured one at a time: pull_peel ~30 s, cube_push ~15 s, imls_drop ~17 s, rcc_curves ~15 s)
-specs=("QUICK=1 pull_peel" "QUICK=1 cube_push" "QUICK=1 imls_drop" "QUICK=1 rcc_curves" "adhesion_curves" "QUICK=1 energy_wall"
+specs=("QUICK=1 pull_peel" "QUICK=1 model_matrix" "QUICK=1 cube_push" "QUICK=1 imls_drop" "QUICK=1 rcc_curves" "adhesion_curves" "QUICK=1 energy_wall"
        "QUICK=1 rcc_vs_ours" "QUICK=1 rcc_stability" "QUICK=1 cube_wall" "slope_2d" "QUICK=1 drop_stack"
        "incline_3d" "QUICK=1 candy_jello" "QUICK=1 gascon_ceiling" "QUICK=1 annulus_forward" "QUICK=1 annulus_inverse")
 run_one() {  # INDEX SPEC: the run.sh's exit status into $tmp/INDEX.rc
