@@ -9,7 +9,7 @@ set -euf  # -f: no globbing of the [..] in --set values
 cd "$(dirname "$0")/../.."
 out=${1:-plots/out/cube_push}
 mkdir -p "$out"
-rm -f "$out"/conv_*.h5 "$out"/conv2_*.h5 "$out"/ipc_*.h5 "$out"/imls_*.h5  # stale runs would be analysed too
+set +f; rm -f "$out"/conv_*.h5 "$out"/conv2_*.h5 "$out"/ipc_*.h5 "$out"/imls_*.h5; set -f  # stale runs would be analysed too
 . experiments/common.sh  # CL, PY, thread environment
 S=experiments/cube_push/cube_push.json
 # the incommensurate floor: 0.0429 m cells against the cube's 0.025 m

@@ -11,7 +11,7 @@ set -euf  # -f: no globbing of the [..] in --set values
 cd "$(dirname "$0")/../.."
 out=${1:-plots/out/imls_drop}
 mkdir -p "$out"
-rm -f "$out"/imls_r*.h5 "$out"/ipc_r*.h5  # stale runs would be analysed too
+set +f; rm -f "$out"/imls_r*.h5 "$out"/ipc_r*.h5; set -f  # stale runs would be analysed too
 . experiments/common.sh  # CL, PY, thread environment
 S=experiments/imls_drop/imls_drop.json
 # the same d̂ and κ (auto: 0.1 × the smaller Young's modulus = 10 kPa in both models), frictionless
