@@ -21,33 +21,25 @@ ifneq ($(DEPS_OK),yes)
     NEED_DEPS := 1
   endif
 endif
-ifdef NEED_DEPS
-  $(info contactlab: some build dependencies are missing)
+# The packages the tests, the demo, the figures and the gallery use besides the libraries
+# (python3-h5py, python3-jsonschema, gnuplot, ...): as a normal user, their checks fail and say
+# what is missing.
+ifneq ($(filter test demo figures gallery,$(MAKECMDGOALS)),)
+  ifneq ($(shell command -v dpkg-query >/dev/null && bash scripts/install-deps.sh --check >/dev/null 2>&1 || echo missing),)
+    NEED_TOOLS := 1
+  endif
+endif
+ifneq ($(NEED_DEPS)$(NEED_TOOLS),)
   ifeq ($(shell id -u),0)
-    $(info contactlab: running scripts/install-deps.sh)
+    $(info contactlab: some Debian packages are missing: running scripts/install-deps.sh)
     DEPS_RC := $(shell bash scripts/install-deps.sh >&2; echo $$?)
     ifneq ($(DEPS_RC),0)
       $(error scripts/install-deps.sh failed (exit $(DEPS_RC)))
     endif
-  else
+  else ifdef NEED_DEPS
     $(error missing dependencies; as root run: $(shell bash scripts/install-deps.sh --print))
-  endif
-endif
-
-# The Debian packages the tests, the demo and the figures use besides the libraries (python3-h5py,
-# python3-jsonschema, gnuplot, ...): installed as above when root; otherwise the tests that need
-# them fail and say what is missing.
-ifneq ($(filter test demo figures,$(MAKECMDGOALS)),)
-  ifneq ($(shell command -v dpkg-query >/dev/null && bash scripts/install-deps.sh --check >/dev/null 2>&1 || echo missing),)
-    ifeq ($(shell id -u),0)
-      $(info contactlab: running scripts/install-deps.sh)
-      DEPS_RC2 := $(shell bash scripts/install-deps.sh >&2; echo $$?)
-      ifneq ($(DEPS_RC2),0)
-        $(error scripts/install-deps.sh failed (exit $(DEPS_RC2)))
-      endif
-    else
-      $(warning some packages are missing; as root run: $(shell bash scripts/install-deps.sh --print))
-    endif
+  else
+    $(warning some packages are missing; as root run: $(shell bash scripts/install-deps.sh --print))
   endif
 endif
 
