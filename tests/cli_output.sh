@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cli_output.sh — what a run writes and when: an existing output file is kept unless the command
-# says --force (or CT_OVERWRITE=1); compressed frames; a restart's time offset.
+# says --force (or CT_OVERWRITE=1); compressed frames; a restart's time offset; a run stopped by
+# SIGTERM / SIGINT closes its file.
 set -u
 cd "$(dirname "$0")/.."
 CL=${CT_BUILD:-build}/contactlab
@@ -76,6 +77,44 @@ assert str(b.attrs["initial_state_file"]).endswith("first.h5")
 print(f"      time_offset {b.attrs['time_offset']} s = /frames/time[-2] of the first run")
 PYCHK
 then ok "restart: time_offset and the frame stored"; else bad "restart attributes"; fi
+
+# 7. SIGTERM / SIGINT during a run: the step in progress ends, a last frame, the file closed (a plain
+#    reader opens it, /steps and /probes the same length), the message, exit 128 + signal
+stop_run() {  # SIGNAL OUT: start a long run, signal it once it writes its file, print its exit status
+    "$CL" run "$scene" -o "$2" --threads 1 --set time.duration=100 --set output.frames_every=7 \
+        </dev/null 2> "$2.err" &
+    local pid=$! n=0
+    while [ ! -s "$2" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+    sleep 1
+    kill -"$1" $pid
+    wait $pid
+    echo $?
+}
+for sig in TERM INT; do
+    rc=$(stop_run $sig "$tmp/stop_$sig.h5")
+    want=$([ $sig = TERM ] && echo 143 || echo 130)
+    if [ "$rc" = "$want" ] && grep -q "interrupted by SIG$sig at step [0-9]* (t = .*); output closed: .*stop_$sig.h5" "$tmp/stop_$sig.h5.err" &&
+       "$PY" - "$tmp/stop_$sig.h5" <<'PYCHK'
+import sys
+import h5py
+f = h5py.File(sys.argv[1], "r")  # not swmr=True: the file is closed, no consistency flag left
+n = len(f["/steps/time"])
+assert n > 0 and all(len(f["/probes/" + k]) == n for k in f["/probes"]), "series of different lengths"
+assert f["/frames/time"][-1] == f["/steps/time"][-1], "the last frame is not the last step"
+print(f"      {n} steps, last frame at t = {f['/frames/time'][-1]:g} s")
+PYCHK
+    then ok "SIG$sig: exit $want, message, file closed, series equal, last frame = last step"
+    else bad "SIG$sig: rc=$rc (want $want): $(tail -c 300 "$tmp/stop_$sig.h5.err")"
+    fi
+done
+# a second signal ends the program at once
+"$CL" run "$scene" -o "$tmp/stop2.h5" --threads 1 --set time.duration=100 </dev/null 2>/dev/null &
+pid=$!
+n=0; while [ ! -s "$tmp/stop2.h5" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+kill -TERM $pid; kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc = 143 ] && ok "two SIGTERMs: exit 143 at once" || bad "two SIGTERMs: rc=$rc"
 
 echo "cli_output: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,29 @@ static ct_status check_overwrite(const char *path, int force, ct_diag *d)
     return ct_diag_add(d, CT_EINPUT, "%s exists: --force overwrites it (or choose another -o)", path);
 }
 
+/* SIGINT / SIGTERM during a run: the first asks ct_run to stop after the step in progress and close
+ * the file (ct_run_request_stop); a second one ends the program at once (the file keeps its flushed
+ * steps, readable as a SWMR reader). */
+static void on_stop_signal(int sig)
+{
+    if (ct_run_stop_requested()) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    ct_run_request_stop(sig);
+}
+
+static void catch_stop_signals(int on)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on ? on_stop_signal : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static int cmd_run_or_check(int argc, char **argv, int run)
 {
     cli_opts o;
@@ -125,12 +149,11 @@ static int cmd_run_or_check(int argc, char **argv, int run)
     ct_scene_init(&sc);
     ct_status st = ct_scene_load(&sc, o.scene, o.sets, o.nsets, &d);
     ct_sim *sim = NULL;
-    if (st == CT_OK && run) {
-        /* the file ct_run writes: -o, else output.file, else <name>.h5 */
-        char defpath[512];
-        snprintf(defpath, sizeof defpath, "%s.h5", sc.name ? sc.name : "run");
-        st = check_overwrite(o.out ? o.out : sc.output_file ? sc.output_file : defpath, o.force, &d);
-    }
+    /* the file ct_run writes: -o, else output.file, else <name>.h5 */
+    char defpath[512];
+    snprintf(defpath, sizeof defpath, "%s.h5", sc.name ? sc.name : "run");
+    const char *outpath = o.out ? o.out : sc.output_file ? sc.output_file : defpath;
+    if (st == CT_OK && run) st = check_overwrite(outpath, o.force, &d);
     if (st == CT_OK) {
         int threads = o.threads >= 0 ? o.threads : sc.solver.threads;
         if (threads > 0) omp_set_num_threads(threads);
@@ -160,7 +183,20 @@ static int cmd_run_or_check(int argc, char **argv, int run)
                           .max_steps = o.steps,
                           .argv_line = line,
                           .progress_every = pe ? atof(pe) : 0.0};
+        catch_stop_signals(1);
         st = ct_run(sim, &ro, &d);
+        catch_stop_signals(0);
+        int sig = ct_run_stop_requested();
+        if (sig > 0 && st == CT_OK) {
+            fprintf(stderr, "contactlab: interrupted by %s at step %d (t = %g s); output closed: %s\n",
+                    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal", sim->step, sim->t, outpath);
+            ct_sim_destroy(sim);
+            ct_scene_free(&sc);
+            free(o.sets);
+            ct_diag_print(&d, stderr, "contactlab: ");
+            ct_diag_free(&d);
+            return 128 + sig;
+        }
         if (st == CT_OK && !o.quiet)
             fprintf(stderr, "contactlab: %s: %d steps done, t = %g s\n", o.scene, sim->step, sim->t);
     }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,6 +405,12 @@ static ct_status log_frame(run_log *L, ct_sim *s, ct_diag *diag)
     return st;
 }
 
+static volatile sig_atomic_t stop_code = 0;
+
+void ct_run_request_stop(int code) { stop_code = code ? code : -1; }
+
+int ct_run_stop_requested(void) { return stop_code; }
+
 ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
 {
     const ct_scene *sc = s->sc;
@@ -433,7 +440,7 @@ ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
     const double every = o->progress_every > 0.0 ? o->progress_every : CT_RUN_PROGRESS_EVERY;
     double t0 = omp_get_wtime(), t_next = every;
     if (st == CT_OK && sc->frames_every > 0) st = log_frame(&L, s, diag);
-    for (int k = 0; st == CT_OK && k < nsteps; ++k) {
+    for (int k = 0; st == CT_OK && k < nsteps && !stop_code; ++k) {
         st = ct_sim_step(s, diag);
         ct_status st2 = log_row_steps(&L, s);
         if (st2 == CT_OK) st2 = log_probes(&L, s, &fr);
@@ -453,6 +460,11 @@ ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
         }
     }
     if (o->progress == 1) fputc('\n', stderr);
+    /* stopped from outside: the state reached is the last frame, the start of a continuation */
+    if (st == CT_OK && stop_code && sc->frames_every > 0 && s->step % sc->frames_every != 0) {
+        st = log_frame(&L, s, diag);
+        if (st != CT_OK) st = ct_diag_add(diag, st, "%s: cannot append the last frame", path);
+    }
     ct_status stc = ct_h5log_close(L.lg);
     if (st == CT_OK && stc != CT_OK) st = ct_diag_add(diag, stc, "%s: cannot close the log", path);
     free(L.probe_id);

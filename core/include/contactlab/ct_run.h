@@ -22,6 +22,14 @@ typedef struct ct_run_opts {
 /* Run the scene; the output file holds every step logged up to a failure. */
 ct_status ct_run(ct_sim *sim, const ct_run_opts *opts, ct_diag *diag);
 
+/* Ask a running ct_run to stop cleanly: it finishes the step in progress, logs it (and a last frame
+ * when the scene writes frames, so that `initial_state` can continue from it), closes the file
+ * (every /steps and /probes series the same length, no SWMR mark left) and returns CT_OK.
+ * Async-signal-safe: the CLI's SIGINT / SIGTERM handler calls it with the signal number (code
+ * != 0). ct_run_stop_requested() returns that code, 0 when no stop was asked. */
+void ct_run_request_stop(int code);
+int ct_run_stop_requested(void);
+
 /* Evaluate probe `p` at the current state into out[0..n) (n = 1, or dim for vector probes). */
 ct_status ct_probe_eval(ct_sim *sim, const ct_probe_spec *p, const ct_force_report *fr, double *out, int *n);
 
