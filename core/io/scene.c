@@ -242,8 +242,13 @@ static void read_time(sj *c, json_t *root, ct_scene *sc)
     json_t *t = ct_sj_enter(c, root, "time", SJ_REQUIRED, &ct_sk_time);
     if (!t) return;
     int dt_ok = ct_sj_real(c, t, "dt", SJ_REQUIRED, 0, SJ_GT(0), &sc->dt);
-    if (ct_sj_real(c, t, "duration", SJ_REQUIRED, 0, SJ_GT(0), &sc->duration) && dt_ok && sc->duration < sc->dt)
-        ct_sj_error(c, "duration", "must be >= dt (got %g < %g)", sc->duration, sc->dt);
+    if (ct_sj_real(c, t, "duration", SJ_REQUIRED, 0, SJ_GT(0), &sc->duration) && dt_ok) {
+        if (sc->duration < sc->dt)
+            ct_sj_error(c, "duration", "must be >= dt (got %g < %g)", sc->duration, sc->dt);
+        else if (!(sc->duration / sc->dt <= CT_SCENE_MAX_STEPS)) /* the step count is an int */
+            ct_sj_error(c, "duration", "duration / dt = %.3g steps; at most %g", sc->duration / sc->dt,
+                        (double)CT_SCENE_MAX_STEPS);
+    }
     int integ = 0;
     ct_sj_enum(c, t, "integrator", SJ_OPTIONAL, ct_sk_integrators, 0, &integ);
     sc->integrator = (ct_integrator)integ;
@@ -260,7 +265,7 @@ static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
     if (ct_sj_int(c, o, "friction_iters", SJ_OPTIONAL, 1, -1, INT_MAX, &s->friction_iters) && s->friction_iters == 0)
         ct_sj_error(c, "friction_iters", "must be -1 (until converged) or >= 1 (got 0)");
     ct_sj_real(c, o, "friction_tol", SJ_OPTIONAL, 1e-4, SJ_GT(0), &s->friction_tol);
-    ct_sj_int(c, o, "threads", SJ_OPTIONAL, 0, 0, INT_MAX, &s->threads);
+    ct_sj_int(c, o, "threads", SJ_OPTIONAL, 0, 0, CT_SCENE_MAX_THREADS, &s->threads);
     ct_sj_bool(c, o, "project_psd", SJ_OPTIONAL, 1, &s->project_psd);
     ct_sj_bool(c, o, "exact_hessian", SJ_OPTIONAL, 1, &s->exact_hessian);
     ct_sj_bool(c, o, "predictor", SJ_OPTIONAL, 1, &s->predictor);

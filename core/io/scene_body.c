@@ -312,7 +312,16 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
             m->source = g == 0 ? CT_MESH_BOX : CT_MESH_RECT;
             ct_sj_check_keys(c, o, &ct_sk_mesh_grid);
             ok &= ct_sj_vec(c, o, "size", SJ_REQUIRED, n, NULL, SJ_GT(0), m->size);
-            ok &= ct_sj_ivec(c, o, "cells", SJ_REQUIRED, n, 1, m->cells);
+            if (ct_sj_ivec(c, o, "cells", SJ_REQUIRED, n, 1, m->cells)) {
+                double cells = 1.0; /* the element and vertex counts are ints */
+                for (int i = 0; i < n; ++i) cells *= m->cells[i];
+                if (cells > CT_SCENE_MAX_GRID_CELLS) {
+                    ct_sj_error(c, "cells", "%.3g cells; at most %g", cells, (double)CT_SCENE_MAX_GRID_CELLS);
+                    ok = 0;
+                }
+            } else {
+                ok = 0;
+            }
             ok &= ct_sj_vec(c, o, "origin", SJ_OPTIONAL, n, NULL, SJ_ANY, m->origin);
             *kind = MESH_VOLUME;
         } else if (g == 2) { /* polyline */
@@ -358,7 +367,7 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
             } else {
                 ok = 0;
             }
-            ok &= ct_sj_int(c, o, "segments", SJ_REQUIRED, 0, 1, INT_MAX, &m->segments);
+            ok &= ct_sj_int(c, o, "segments", SJ_REQUIRED, 0, 1, CT_SCENE_MAX_SEGMENTS, &m->segments);
             *kind = MESH_SURFACE;
         }
     }

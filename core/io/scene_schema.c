@@ -15,6 +15,7 @@
 
 #include "contactlab/ct_material.h"
 #include "contactlab/ct_model.h"
+#include "contactlab/ct_scene.h"
 
 #define REQ SK_REQUIRED
 #define GT(x) .flags = SK_XMIN, .lo = (x)
@@ -67,7 +68,7 @@ const char *const ct_sk_linear_types[] = {"linear", NULL};
 
 static const ct_sk_field time_fields[] = {
     {.key = "dt", .kind = SK_NUMBER, REQ_GT(0), .unit = "s", .doc = "time step"},
-    {.key = "duration", .kind = SK_NUMBER, REQ_GT(0), .unit = "s", .doc = "simulated time, >= dt"},
+    {.key = "duration", .kind = SK_NUMBER, REQ_GT(0), .unit = "s", .doc = "simulated time, >= dt (at most 1e9 steps)"},
     {.key = "integrator", .kind = SK_ENUM, .choices = ct_sk_integrators, .def = "\"implicit_euler\"",
      .doc = "implicit_euler: dynamics; static: equilibrium (no inertia) of each load step"},
     {NULL}};
@@ -83,7 +84,7 @@ static const ct_sk_field solver_fields[] = {
      .doc = "lagged friction: 1 semi-implicit, k > 1 fixed-point passes, -1 until the change < friction_tol (not 0)"},
     {.key = "friction_tol", .kind = SK_NUMBER, GT(0), .def = "0.0001",
      .doc = "friction fixed-point passes stop when the model's lagged-state change is below this"},
-    {.key = "threads", .kind = SK_INTEGER, GE(0), .def = "0",
+    {.key = "threads", .kind = SK_INTEGER, .flags = SK_MIN | SK_MAX, .lo = 0, .hi = CT_SCENE_MAX_THREADS, .def = "0",
      .doc = "OpenMP threads; 0: the default (every core, or --threads)"},
     {.key = "project_psd", .kind = SK_BOOL, .def = "true", .doc = "project each element Hessian to PSD"},
     {.key = "exact_hessian", .kind = SK_BOOL, .def = "true",
@@ -200,7 +201,8 @@ static const ct_sk_field mesh_grid_fields[] = {
      .choices3 = box_generator,
      .doc = "box (3D, 6 tetrahedra per cell) or rect (2D triangles)"},
     {.key = "size", .kind = SK_VEC, REQ_GT(0), .unit = "m", .doc = "edge lengths"},
-    {.key = "cells", .kind = SK_IVEC, .flags = REQ, .lo = 1, .doc = "cells along each axis"},
+    {.key = "cells", .kind = SK_IVEC, .flags = REQ | SK_MAX, .lo = 1, .hi = CT_SCENE_MAX_GRID_CELLS,
+     .doc = "cells along each axis (their product at most 1e8)"},
     {.key = "origin", .kind = SK_VEC, .unit = "m", .doc = "the minimum corner (default: zero)"},
     TRANSFORM_FIELD,
     {NULL}};
@@ -220,7 +222,8 @@ static const ct_sk_field mesh_arc_fields[] = {
     {.key = "center", .kind = SK_NUMS, .flags = REQ, .n = 2, .unit = "m", .doc = "[x, y]"},
     {.key = "radius", .kind = SK_NUMBER, REQ_GT(0), .unit = "m", .doc = "radius"},
     {.key = "angles_deg", .kind = SK_NUMS, .flags = REQ, .n = 2, .unit = "deg", .doc = "start and end angle (distinct)"},
-    {.key = "segments", .kind = SK_INTEGER, REQ_GE(1), .doc = "segments along the arc"},
+    {.key = "segments", .kind = SK_INTEGER, .flags = REQ | SK_MIN | SK_MAX, .lo = 1, .hi = CT_SCENE_MAX_SEGMENTS,
+     .doc = "segments along the arc"},
     TRANSFORM_FIELD,
     {NULL}};
 const ct_sk_object ct_sk_mesh_arc = {.name = "mesh_arc", .doc = "A 2D circular arc surface (kinematic).", .fields = mesh_arc_fields};
@@ -518,7 +521,7 @@ static json_t *field_schema(sb *b, const ct_sk_field *f)
         put(b, s, "enum", string_list(b, choices));
         break;
     case SK_VEC: s = vector(b, number(b, "number", f->flags, f->lo, f->hi)); break;
-    case SK_IVEC: s = vector(b, number(b, "integer", SK_MIN, f->lo, 0)); break;
+    case SK_IVEC: s = vector(b, number(b, "integer", SK_MIN | (f->flags & SK_MAX), f->lo, f->hi)); break;
     case SK_NUMS: s = array_of(b, number(b, "number", f->flags, f->lo, f->hi), f->n, f->n); break;
     case SK_OBJECT: s = wrap(b, ref(b, f->obj->name)); break;
     case SK_ARRAY: s = array_of(b, ref(b, f->obj->name), f->n, 0); break;

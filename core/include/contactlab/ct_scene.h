@@ -154,6 +154,14 @@ typedef struct ct_probe_spec {
 
 typedef enum { CT_INTEGRATOR_IMPLICIT_EULER, CT_INTEGRATOR_STATIC } ct_integrator;
 
+/* Bounds of counts in a scene, so that no count derived from them overflows an int. */
+enum {
+    CT_SCENE_MAX_STEPS = 1000000000,     /* duration / dt */
+    CT_SCENE_MAX_THREADS = 4096,         /* solver.threads (as the CLI's --threads) */
+    CT_SCENE_MAX_GRID_CELLS = 100000000, /* cells of a box / rect generator (6 tetrahedra per box cell) */
+    CT_SCENE_MAX_SEGMENTS = 10000000     /* segments of an arc generator */
+};
+
 typedef struct ct_solver_spec {
     double newton_tol;       /* converge when |p|_inf / h < newton_tol * bbox_diag (static: |p|_inf < tol*diag) */
     double force_tol;        /* ... and the forces balance: |r|_1 <= force_tol * F (core/sim/newton.c); 0: off */
