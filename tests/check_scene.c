@@ -535,7 +535,7 @@ START_TEST(test_selectors)
         "t.json: /bodies/0/fixed/3/select/tol: only used with \"side\"",
         "t.json: /bodies/0/fixed/4/select/indices: expected at least 1 element (got 0)",
         "t.json: /bodies/0/fixed/5/select/tol: must be >= 0 (got -1)",
-        "t.json: /bodies/0/fixed/6/select/body: unknown key (expected one of: side, tol, box, indices)",
+        "t.json: /bodies/0/fixed/6/select/body: unknown key (expected one of: side, tol, box, indices, allow_empty)",
         "t.json: /probes/0/select: expected an object with \"body\" (got string)",
         "t.json: /probes/1/select: \"body\": \"all\" selects every vertex; it takes no side, box or indices",
         "t.json: /probes/2: missing required key \"select\"",

@@ -178,6 +178,7 @@ int ct_scene_read_selector(sj *c, json_t *obj, const char *key, const ct_scene *
 
     ct_sj_push(c, key);
     int ok = ct_sj_check_keys(c, v, probe ? &ct_sk_probe_selector : &ct_sk_selector) == 0;
+    ok &= ct_sj_bool(c, v, "allow_empty", SJ_OPTIONAL, 0, &sel->allow_empty);
     if (probe) ok &= selector_probe_body(c, v, sc, sel);
     ok &= selector_check_kind(c, v, probe, sel);
     if (json_object_get(v, "side"))

@@ -250,7 +250,9 @@ const ct_sk_object ct_sk_rotate = {.name = "rotate", .doc = "A rotation.", .fiel
         {.key = "tol", .kind = SK_NUMBER, GE(0), .def = "1e-06", .unit = "m",                                   \
          .doc = "distance to the face that still counts as on it (only with side)"},                            \
         {.key = "box", .kind = SK_OBJECT, .obj = &ct_sk_box, .doc = "the vertices inside an axis-aligned box"}, \
-        {.key = "indices", .kind = SK_REF, .ref = "indices", .doc = "vertex indices of the body's mesh"}
+        {.key = "indices", .kind = SK_REF, .ref = "indices", .doc = "vertex indices of the body's mesh"},     \
+        {.key = "allow_empty", .kind = SK_BOOL, .def = "false",                                               \
+         .doc = "selecting no vertex is meant (otherwise it is an error)"}
 
 static const ct_sk_field selector_fields[] = {SELECTOR_FIELDS, {NULL}};
 static const char *const selector_kinds[] = {"side", "box", "indices", NULL};

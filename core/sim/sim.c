@@ -369,6 +369,46 @@ static ct_status build_state(ct_sim *s, ct_diag *diag)
     return CT_OK;
 }
 
+/* A selection (at JSON pointer `where`, of `n` vertices found by ct_sim_select) that names a vertex
+ * its body's mesh does not have (on_q: the unknowns' mesh, the coarse one of an embedded body), or
+ * selects none without "allow_empty", is an input error. */
+static ct_status check_selection(const ct_sim *s, const ct_selector *sel, int on_q, int n, const char *where,
+                                 ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    if (sel->kind == CT_SEL_INDICES && sel->body >= 0) {
+        const ct_body *B = &s->bodies[sel->body];
+        int nv = on_q ? B->nq : B->nx;
+        for (int k = 0; k < sel->nindices; ++k)
+            if (sel->indices[k] >= nv)
+                return ct_diag_add(diag, CT_EINPUT, "%s: %s/indices/%d: body \"%s\" has no vertex %d (%d vertices%s)",
+                                   sc->path, where, k, B->name, sel->indices[k], nv,
+                                   on_q && B->nq != B->nx ? " in its coarse mesh" : "");
+    }
+    if (n == 0 && !sel->allow_empty)
+        return ct_diag_add(diag, CT_EINPUT, "%s: %s: selects no vertex (\"allow_empty\": true if that is meant)",
+                           sc->path, where);
+    return CT_OK;
+}
+
+/* The probes' selections, checked as those of fixed and loads. */
+static ct_status check_probe_selections(ct_sim *s, ct_diag *diag)
+{
+    const ct_scene *sc = s->sc;
+    for (int i = 0; i < sc->nprobes; ++i) {
+        const ct_probe_spec *p = &sc->probes[i];
+        if (p->kind == CT_PROBE_FORCE || p->kind == CT_PROBE_ENERGY || p->kind == CT_PROBE_SPRING_FORCE) continue;
+        int on_q = p->kind == CT_PROBE_REACTION, *idx = NULL, n = 0;
+        if (ct_sim_select(s, &p->sel, on_q, &idx, &n) != CT_OK) return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+        free(idx);
+        char where[64];
+        snprintf(where, sizeof where, "/probes/%d/select", i);
+        ct_status st = check_selection(s, &p->sel, on_q, n, where, diag);
+        if (st != CT_OK) return st;
+    }
+    return CT_OK;
+}
+
 static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
 {
     const ct_scene *sc = s->sc;
@@ -381,8 +421,13 @@ static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
             sel.body = b;
             int *idx = NULL, n = 0;
             if (ct_sim_select(s, &sel, 1, &idx, &n) != CT_OK) return CT_ENOMEM;
-            if (n == 0)
-                ct_diag_add(diag, CT_OK, "%s: /bodies/%d/fixed/%d: selects no vertex", sc->path, b, f);
+            char where[64];
+            snprintf(where, sizeof where, "/bodies/%d/fixed/%d/select", b, f);
+            ct_status st = check_selection(s, &sel, 1, n, where, diag);
+            if (st != CT_OK) {
+                free(idx);
+                return st;
+            }
             for (int i = 0; i < n; ++i) {
                 s->qv_dirichlet[idx[i]] = f;
                 for (int c = 0; c < dim; ++c) s->fixed[(size_t)idx[i] * dim + c] = 1;
@@ -511,7 +556,13 @@ static ct_status build_loads(ct_sim *s, ct_diag *diag)
             sel.body = b;
             int *idx = NULL, n = 0;
             if (ct_sim_select(s, &sel, 0, &idx, &n) != CT_OK) return CT_ENOMEM;
-            if (n == 0) ct_diag_add(diag, CT_OK, "%s: /bodies/%d/loads/%d: selects no vertex", sc->path, b, j);
+            char where[64];
+            snprintf(where, sizeof where, "/bodies/%d/loads/%d/select", b, j);
+            ct_status st = check_selection(s, &sel, 0, n, where, diag);
+            if (st != CT_OK) {
+                free(idx);
+                return st;
+            }
             double *w = s->load_w + s->load_off[l], sum = 0.0, len = ld->length;
             if (ld->dist == CT_LOAD_LINEAR && !(len > 0)) {
                 len = 0.0;
@@ -731,6 +782,7 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
     if (st == CT_OK) st = build_loads(s, diag);
     if (st == CT_OK) st = build_surface(s);
     if (st == CT_OK) st = build_springs(s, diag);
+    if (st == CT_OK) st = check_probe_selections(s, diag);
     if (st != CT_OK) {
         if (ct_diag_status(diag) == CT_OK) ct_diag_add(diag, st, "%s: cannot build the simulation", sc->path);
         ct_sim_destroy(s);

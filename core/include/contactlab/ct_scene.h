@@ -22,6 +22,7 @@ typedef struct ct_selector {
     double lo[3], hi[3]; /* BOX: inclusive bounds (rest positions) */
     int *indices;        /* INDICES: vertex indices of the body's mesh */
     int nindices;
+    int allow_empty;     /* selecting no vertex is what the scene means (else an input error) */
 } ct_selector;
 
 /* ---- scripted Dirichlet motion: piecewise rigid motion ----
