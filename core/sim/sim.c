@@ -734,6 +734,22 @@ static ct_status load_initial_state(ct_sim *s, ct_diag *diag)
     return CT_OK;
 }
 
+/* Models name the scene key of a problem ("/contact/kappa: ...") but not the file: messages from
+ * index n0 on that start with a JSON pointer get "FILE: " in front, as the parser's do. */
+static void name_scene_file(ct_diag *diag, size_t n0, const char *path)
+{
+    for (size_t i = n0; diag && path && i < diag->count; ++i) {
+        char *t = diag->msgs[i].text;
+        if (!t || t[0] != '/') continue;
+        size_t n = strlen(path) + strlen(t) + 3;
+        char *u = malloc(n);
+        if (!u) return; /* the message stays as it was */
+        snprintf(u, n, "%s: %s", path, t);
+        free(t);
+        diag->msgs[i].text = u;
+    }
+}
+
 static void fill_ctx(ct_sim *s)
 {
     ct_step_ctx *c = &s->ctx;
@@ -854,7 +870,9 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
         return CT_EINPUT;
     }
     fill_ctx(s);
+    size_t n0 = diag ? diag->count : 0;
     st = ct_model_create(&s->model, mt, &sc->params, &s->ctx, diag);
+    name_scene_file(diag, n0, sc->path);
     if (st != CT_OK) {
         ct_sim_destroy(s);
         return st;
