@@ -34,7 +34,7 @@ static ct_status obj_corner(mio_reader *r, const char *s, size_t nv, long long *
             return ct_mio_error(r, "cannot parse vertex reference '%.40s'", s);
     if (v == 0) return ct_mio_error(r, "vertex index 0 is invalid (OBJ indices start at 1)");
     if (v < 0) {
-        if (-v > (long long)nv)
+        if (v < -(long long)nv) /* not -v: -LLONG_MIN overflows */
             return ct_mio_error(r, "relative vertex index %lld out of range (%zu vertices defined so far)", v, nv);
         *idx = (long long)nv + v;
     } else {
