@@ -38,9 +38,9 @@ while IFS=$'\t' read -r file expect; do
     fi
 done < "$dir/EXPECT"
 # the empty selection that empty_fixed_selection.json is refused for, said to be meant, is accepted
-sed 's/"max": \[/"max": [/; s/"box": {/"allow_empty": true, "box": {/' "$dir/empty_fixed_selection.json" > "$err.json"
+sed 's/"max": \[/"max": [/; s/"box": {/"allow_empty": true, "box": {/' "$dir/build_empty_fixed_selection.json" > "$err.json"
 if "$bin" check "$err.json" <&- > /dev/null 2>&1; then
-    pass=$((pass + 1)); echo "ok    empty_fixed_selection.json with \"allow_empty\": true is accepted"
+    pass=$((pass + 1)); echo "ok    build_empty_fixed_selection.json with \"allow_empty\": true is accepted"
 else
     fail=$((fail + 1)); echo "FAIL  \"allow_empty\": true: still refused"
 fi

@@ -26,7 +26,7 @@
 
 static int valid_probe_name(const char *s)
 {
-    if (!*s) return 0;
+    if (!*s || strlen(s) > CT_SCENE_MAX_NAME) return 0; /* a dataset name: /probes/<name> */
     for (; *s; ++s)
         if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '-')) return 0;
     return 1;
@@ -124,7 +124,8 @@ static void read_springs(sj *c, json_t *root, ct_scene *sc)
         const char *name;
         if (ct_sj_string(c, o, "name", SJ_OPTIONAL, def, &name)) {
             if (!valid_probe_name(name))
-                ct_sj_error(c, "name", "must be a non-empty name of letters, digits, '_', '.', '-' (got \"%s\")", name);
+                ct_sj_error(c, "name", "must be a name of 1 to %d letters, digits, '_', '.', '-' (got \"%.60s%s\")",
+                            CT_SCENE_MAX_NAME, name, strlen(name) > 60 ? "..." : "");
             for (size_t k = 0; k < i; ++k)
                 if (sc->springs[k].name && strcmp(sc->springs[k].name, name) == 0) {
                     ct_sj_error(c, "name", "duplicate spring name \"%s\" (also at /springs/%zu/name)", name, k);
@@ -153,7 +154,8 @@ static void read_probe(sj *c, json_t *o, ct_scene *sc, int i)
     const char *name;
     if (ct_sj_string(c, o, "name", SJ_REQUIRED, NULL, &name)) {
         if (!valid_probe_name(name))
-            ct_sj_error(c, "name", "must be a non-empty name of letters, digits, '_', '.', '-' (got \"%s\")", name);
+            ct_sj_error(c, "name", "must be a name of 1 to %d letters, digits, '_', '.', '-' (got \"%.60s%s\")",
+                        CT_SCENE_MAX_NAME, name, strlen(name) > 60 ? "..." : "");
         for (int k = 0; k < i; ++k)
             if (sc->probes[k].name && strcmp(sc->probes[k].name, name) == 0) {
                 ct_sj_error(c, "name", "duplicate probe name \"%s\" (also at /probes/%d/name)", name, k);

@@ -22,7 +22,7 @@
 #define GE(x) .flags = SK_MIN, .lo = (x)
 #define REQ_GT(x) .flags = REQ | SK_XMIN, .lo = (x)
 #define REQ_GE(x) .flags = REQ | SK_MIN, .lo = (x)
-#define NAME_PATTERN "^[A-Za-z0-9_.-]+$"
+#define NAME_PATTERN "^[A-Za-z0-9_.-]{1,128}$" /* CT_SCENE_MAX_NAME */
 
 /* ---------------- value lists ---------------- */
 
