@@ -478,7 +478,8 @@ ct_status ct_bvh_pairs(const ct_bvh *a, const ct_bvh *b, ct_pair_filter f, void 
         ct_status st = CT_OK;
         if (q.self || nodes_overlap(&a->nodes[0], &b->nodes[0]))
             st = descend(&q, (node_pair){0, 0}, out);
-        if (st == CT_OK) st = sort_pairs(out->ij + 2 * n0, out->n - n0);
+        /* no pairs: out->ij may be NULL, and NULL + 0 is undefined */
+        if (st == CT_OK && out->n > n0) st = sort_pairs(out->ij + 2 * n0, out->n - n0);
         if (st != CT_OK) out->n = n0;
         return st;
     }
@@ -538,7 +539,7 @@ ct_status ct_bvh_pairs(const ct_bvh *a, const ct_bvh *b, ct_pair_filter f, void 
             if (buf[t].n) memcpy(out->ij + 2 * out->n, buf[t].ij, (size_t)buf[t].n * 2 * sizeof(int));
             out->n += buf[t].n;
         }
-        st = sort_pairs(out->ij + 2 * n0, out->n - n0);
+        if (out->n > n0) st = sort_pairs(out->ij + 2 * n0, out->n - n0);
     }
     for (int t = 0; t < nt; ++t) ct_pair_list_free(&buf[t]);
     free(buf);

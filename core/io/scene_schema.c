@@ -71,7 +71,7 @@ static const ct_sk_field time_fields[] = {
     {.key = "duration", .kind = SK_NUMBER, REQ_GT(0), .unit = "s", .doc = "simulated time, >= dt (at most 1e9 steps)"},
     {.key = "integrator", .kind = SK_ENUM, .choices = ct_sk_integrators, .def = "\"implicit_euler\"",
      .doc = "implicit_euler: dynamics; static: equilibrium (no inertia) of each load step"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_time = {.name = "time", .doc = "Time stepping.", .fields = time_fields};
 
 static const ct_sk_field solver_fields[] = {
@@ -96,7 +96,7 @@ static const ct_sk_field solver_fields[] = {
     {.key = "max_line_search", .kind = SK_INTEGER, GE(1), .def = "40", .doc = "backtracking steps per line search"},
     {.key = "verify", .kind = SK_BOOL, .def = "true",
      .doc = "count surface intersections after every step (exact test; logged as /steps/intersections)"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_solver = {.name = "solver", .doc = "The Newton solver.", .fields = solver_fields};
 
 static const ct_sk_field output_fields[] = {
@@ -107,7 +107,7 @@ static const ct_sk_field output_fields[] = {
     {.key = "flush_every", .kind = SK_INTEGER, GE(1), .def = "10", .doc = "flush the HDF5 file every this many steps"},
     {.key = "compress", .kind = SK_INTEGER, .flags = SK_MIN | SK_MAX, .lo = 0, .hi = 9, .def = "0",
      .doc = "gzip level of the /frames datasets (shuffle + deflate; readers decompress transparently); 0: none"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_output = {.name = "output", .doc = "What the run writes.", .fields = output_fields};
 
 static const ct_sk_field initial_state_fields[] = {
@@ -116,7 +116,7 @@ static const ct_sk_field initial_state_fields[] = {
     {.key = "frame", .kind = SK_INTEGER, .def = "-1", .doc = "the frame to start from; negative counts from the end"},
     {.key = "velocity", .kind = SK_ENUM, .choices = ct_sk_velocity_sources, .def = "\"zero\"",
      .doc = "zero, or the frame's /frames/v"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_initial_state = {
     .name = "initial_state",
     .doc = "Start from a frame of an earlier run instead of the rest state (time starts at 0; held vertices must sit "
@@ -140,7 +140,7 @@ static const ct_sk_field scene_fields[] = {
     {.key = "output", .kind = SK_OBJECT, .obj = &ct_sk_output, .doc = "what the run writes"},
     {.key = "initial_state", .kind = SK_OBJECT, .obj = &ct_sk_initial_state,
      .doc = "start from a frame of an earlier run"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_scene = {.name = "scene", .doc = "A contactlab scene.", .fields = scene_fields};
 
 /* ---------------- bodies ---------------- */
@@ -160,7 +160,7 @@ static const ct_sk_field body_fields[] = {
     {.key = "loads", .kind = SK_ARRAY, .obj = &ct_sk_load, .doc = "external forces"},
     {.key = "contact", .kind = SK_REF, .ref = "body_contact",
      .doc = "this body's values of the model's per-body parameters (`contactlab models`: \"(per body)\")"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_body = {.name = "body", .doc = "A deformable or kinematic body.", .fields = body_fields};
 
 static const ct_sk_field dofs_fields[] = {
@@ -168,7 +168,7 @@ static const ct_sk_field dofs_fields[] = {
      .doc = "full: every vertex is a dof; embedded: x = J q on a coarse mesh"},
     {.key = "coarse", .kind = SK_REF, .ref = "mesh",
      .doc = "the coarse volumetric mesh of an embedded body (only with embedded)"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_dofs = {.name = "dofs",
                                  .doc = "Coordinates: embedded simulates the body on a coarse mesh (elasticity on the coarse "
                                  "elements, mass J^T M J, contact on the fine surface).",
@@ -181,7 +181,7 @@ static const ct_sk_field material_fields[] = {
     {.key = "nu", .kind = SK_NUMBER, .flags = REQ | SK_XMIN | SK_XMAX, .lo = -1, .hi = 0.5,
      .doc = "Poisson's ratio"},
     {.key = "density", .kind = SK_NUMBER, REQ_GT(0), .unit = "kg/m^3", .doc = "mass density (2D: per unit thickness)"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_material = {.name = "material", .doc = "Hyperelastic material.", .fields = material_fields};
 
 /* ---------------- meshes ---------------- */
@@ -193,7 +193,7 @@ static const ct_sk_field mesh_file_fields[] = {
      .pattern2 = "\\.[mM][sS][hH]$",
      .doc = "a Gmsh .msh (v2/v4 ASCII, volumetric) or .obj (3D surface, kinematic only), relative to the scene"},
     TRANSFORM_FIELD,
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_mesh_file = {.name = "mesh_file", .doc = "A mesh read from a file.", .fields = mesh_file_fields};
 
 static const ct_sk_field mesh_grid_fields[] = {
@@ -205,7 +205,7 @@ static const ct_sk_field mesh_grid_fields[] = {
      .doc = "cells along each axis (their product at most 1e8)"},
     {.key = "origin", .kind = SK_VEC, .unit = "m", .doc = "the minimum corner (default: zero)"},
     TRANSFORM_FIELD,
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_mesh_grid = {.name = "mesh_grid", .doc = "A generated grid: a box (3D) or rectangle (2D).", .fields = mesh_grid_fields};
 
 static const ct_sk_field mesh_polyline_fields[] = {
@@ -213,7 +213,7 @@ static const ct_sk_field mesh_polyline_fields[] = {
     {.key = "points", .kind = SK_REF, .flags = REQ, .ref = "points", .unit = "m", .doc = "at least 2 points [x, y]"},
     {.key = "closed", .kind = SK_BOOL, .def = "false", .doc = "join the last point to the first (needs 3 points)"},
     TRANSFORM_FIELD,
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_mesh_polyline = {.name = "mesh_polyline", .doc = "A 2D surface (kinematic) through points.",
                                           .fields = mesh_polyline_fields};
 
@@ -225,7 +225,7 @@ static const ct_sk_field mesh_arc_fields[] = {
     {.key = "segments", .kind = SK_INTEGER, .flags = REQ | SK_MIN | SK_MAX, .lo = 1, .hi = CT_SCENE_MAX_SEGMENTS,
      .doc = "segments along the arc"},
     TRANSFORM_FIELD,
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_mesh_arc = {.name = "mesh_arc", .doc = "A 2D circular arc surface (kinematic).", .fields = mesh_arc_fields};
 
 static const ct_sk_field transform_fields[] = {
@@ -233,13 +233,13 @@ static const ct_sk_field transform_fields[] = {
      .doc = "a factor, or one factor per axis (applied first)"},
     {.key = "rotate", .kind = SK_OBJECT, .obj = &ct_sk_rotate, .doc = "a rotation about the origin (applied second)"},
     {.key = "translate", .kind = SK_VEC, .unit = "m", .doc = "a translation (applied last; default: zero)"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_transform = {.name = "transform", .doc = "Scale, then rotate, then translate the mesh.", .fields = transform_fields};
 
 static const ct_sk_field rotate_fields[] = {
     {.key = "axis", .kind = SK_VEC, .flags = SK_3D | SK_NONZERO, .def = "[0, 0, 1]", .doc = "rotation axis, nonzero (3D only)"},
     {.key = "angle_deg", .kind = SK_NUMBER, .def = "0", .unit = "deg", .doc = "angle (2D: about z)"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_rotate = {.name = "rotate", .doc = "A rotation.", .fields = rotate_fields};
 
 /* ---------------- selectors, conditions and loads ---------------- */
@@ -254,7 +254,7 @@ const ct_sk_object ct_sk_rotate = {.name = "rotate", .doc = "A rotation.", .fiel
         {.key = "allow_empty", .kind = SK_BOOL, .def = "false",                                               \
          .doc = "selecting no vertex is meant (otherwise it is an error)"}
 
-static const ct_sk_field selector_fields[] = {SELECTOR_FIELDS, {NULL}};
+static const ct_sk_field selector_fields[] = {SELECTOR_FIELDS, {0}};
 static const char *const selector_kinds[] = {"side", "box", "indices", NULL};
 const ct_sk_object ct_sk_selector = {.name = "selector_object", .doc = "Vertices of a body: exactly one of side, box, indices.",
                                      .fields = selector_fields, .exactly_one = selector_kinds};
@@ -263,7 +263,7 @@ static const ct_sk_field probe_selector_fields[] = {
     {.key = "body", .kind = SK_STRING, .flags = REQ, .pattern = ".",
      .doc = "a body's name, or \"all\" (every vertex of every body; then no side, box or indices)"},
     SELECTOR_FIELDS,
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_probe_selector = {.name = "probe_selector",
                                            .doc = "Vertices of a named body (at most one of side, box, indices; none: "
                                            "the whole body).",
@@ -272,14 +272,14 @@ const ct_sk_object ct_sk_probe_selector = {.name = "probe_selector",
 static const ct_sk_field box_fields[] = {
     {.key = "min", .kind = SK_VEC, .flags = REQ, .unit = "m", .doc = "minimum corner"},
     {.key = "max", .kind = SK_VEC, .flags = REQ, .unit = "m", .doc = "maximum corner, >= min"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_box = {.name = "box", .doc = "An axis-aligned box (inclusive).", .fields = box_fields};
 
 static const ct_sk_field fixed_fields[] = {
     {.key = "select", .kind = SK_REF, .ref = "selector", .def = "\"all\"", .doc = "the held vertices"},
     {.key = "motion", .kind = SK_ARRAY, .obj = &ct_sk_segment,
      .doc = "piecewise rigid motion, segments in time order (none: held in place)"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_fixed = {.name = "fixed",
                                   .doc = "Held vertices (of the coarse mesh for an embedded body) and their prescribed motion.",
                                   .fields = fixed_fields};
@@ -291,7 +291,7 @@ static const ct_sk_field segment_fields[] = {
     {.key = "angular_velocity", .kind = SK_NUMBER, .def = "0", .unit = "rad/s", .doc = "rotation rate about the axis"},
     {.key = "axis", .kind = SK_VEC, .flags = SK_3D | SK_NONZERO, .doc = "rotation axis, nonzero (3D; required when rotating)"},
     {.key = "center", .kind = SK_VEC, .unit = "m", .doc = "center of rotation (default: zero)"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_segment = {.name = "motion_segment", .doc = "One segment of a rigid motion.", .fields = segment_fields};
 
 static const ct_sk_field load_fields[] = {
@@ -304,7 +304,7 @@ static const ct_sk_field load_fields[] = {
      .doc = "uniform, or linear along an axis"},
     {.key = "weight", .kind = SK_ENUM, .choices = ct_sk_load_weights, .def = "\"volume\"",
      .doc = "each vertex's share: its volume, its surface area (a traction on the selected face), or 1"},
-    {NULL}};
+    {0}};
 static const char *const load_forces[] = {"force", "force_rate", NULL};
 const ct_sk_object ct_sk_load = {.name = "load", .doc = "A total force F(t) = force + force_rate min(t, ramp_until) spread over vertices.",
                                  .fields = load_fields, .at_least_one = load_forces};
@@ -314,7 +314,7 @@ static const ct_sk_field linear_fields[] = {
     {.key = "axis", .kind = SK_ENUM, .flags = REQ, .choices = ct_sk_axes3, .choices2 = ct_sk_axes2, .doc = "x, y, z (2D: x, y)"},
     {.key = "center", .kind = SK_NUMBER, .flags = REQ, .unit = "m", .doc = "where the share crosses zero"},
     {.key = "length", .kind = SK_NUMBER, GT(0), .unit = "m", .doc = "the scale L (default: automatic)"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_linear = {.name = "linear_distribution", .doc = "Shares weighted by (X - center) / L along an axis.",
                                    .fields = linear_fields};
 
@@ -325,7 +325,7 @@ static const ct_sk_field obstacle_fields[] = {
     {.key = "type", .kind = SK_ENUM, .flags = REQ, .choices = ct_sk_obstacle_types, .doc = "halfspace"},
     {.key = "point", .kind = SK_VEC, .flags = REQ, .unit = "m", .doc = "a point on the boundary"},
     {.key = "normal", .kind = SK_VEC, .flags = REQ | SK_NONZERO, .doc = "outward normal (into the free side), nonzero"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_obstacle = {.name = "obstacle", .doc = "A fixed half-space.", .fields = obstacle_fields};
 
 static const ct_sk_field spring_fields[] = {
@@ -334,7 +334,7 @@ static const ct_sk_field spring_fields[] = {
     {.key = "b", .kind = SK_OBJECT, .flags = REQ, .obj = &ct_sk_spring_end, .doc = "second end"},
     {.key = "stiffness", .kind = SK_NUMBER, REQ_GT(0), .unit = "N/m", .doc = "k"},
     {.key = "rest_length", .kind = SK_NUMBER, GE(0), .def = "0", .unit = "m", .doc = "L"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_spring = {.name = "spring", .doc = "A spring of energy k (|x_a - x_b| - L)^2 / 2 between two vertices.",
                                    .fields = spring_fields};
 
@@ -343,7 +343,7 @@ static const ct_sk_field spring_end_fields[] = {
     {.key = "vertex", .kind = SK_INTEGER, GE(0),
      .doc = "a vertex index of the body's mesh (give vertex or select)"},
     {.key = "select", .kind = SK_REF, .ref = "selector", .doc = "a selector that picks exactly one vertex"},
-    {NULL}};
+    {0}};
 static const char *const spring_end_kinds[] = {"vertex", "select", NULL};
 const ct_sk_object ct_sk_spring_end = {.name = "spring_end", .doc = "One vertex of a body: exactly one of vertex, select.",
                                        .fields = spring_end_fields, .exactly_one = spring_end_kinds};
@@ -363,7 +363,7 @@ static const ct_sk_field probe_select_fields[] = {
             "Dirichlet conditions"},
     {.key = "select", .kind = SK_REF, .flags = REQ, .ref = "probe_selector", .doc = "the vertices"},
     PROBE_COMPONENT,
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_probe_select = {.name = "probe_vertices", .doc = "A quantity of selected vertices.", .fields = probe_select_fields};
 
 static const ct_sk_field probe_force_fields[] = {
@@ -373,14 +373,14 @@ static const ct_sk_field probe_force_fields[] = {
     {.key = "pair", .kind = SK_REF, .flags = REQ, .ref = "pair",
      .doc = "[on, by]: the force on the first participant exerted by the second (N)"},
     PROBE_COMPONENT,
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_probe_force = {.name = "probe_force", .doc = "A contact force between two participants.", .fields = probe_force_fields};
 
 static const ct_sk_field probe_energy_fields[] = {
     PROBE_NAME,
     {.key = "quantity", .kind = SK_ENUM, .flags = REQ, .choices = energy_quantity, .doc = "energy"},
     {.key = "energy", .kind = SK_ENUM, .flags = REQ, .choices = ct_sk_energies, .unit = "J", .doc = "which energy"},
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_probe_energy = {.name = "probe_energy", .doc = "An energy of the whole scene.", .fields = probe_energy_fields};
 
 static const ct_sk_field probe_spring_fields[] = {
@@ -388,7 +388,7 @@ static const ct_sk_field probe_spring_fields[] = {
     {.key = "quantity", .kind = SK_ENUM, .flags = REQ, .choices = spring_quantity, .doc = "spring_force"},
     {.key = "spring", .kind = SK_REF, .flags = REQ, .ref = "name_or_index", .doc = "a spring's name or index"},
     PROBE_COMPONENT,
-    {NULL}};
+    {0}};
 const ct_sk_object ct_sk_probe_spring = {.name = "probe_spring", .doc = "The force a spring exerts on its end a (N).",
                                          .fields = probe_spring_fields};
 
