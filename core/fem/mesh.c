@@ -118,6 +118,8 @@ void ct_mesh_bbox(const ct_mesh *m, double *lo, double *hi)
 
 /* ---------------------------------------------------------------- validation */
 
+static ct_status check_element_faces(const ct_mesh *m, const char *what, ct_diag *diag);
+
 ct_status ct_mesh_validate(const ct_mesh *m, const char *what, ct_diag *diag)
 {
     if (!what) what = "mesh";
@@ -205,6 +207,7 @@ ct_status ct_mesh_validate(const ct_mesh *m, const char *what, ct_diag *diag)
                              d == 2 ? "length" : "area", meas);
     }
     free(bad);
+    if (st == CT_OK && m->ne > 0) st = check_element_faces(m, what, diag);
     return st;
 }
 
@@ -411,6 +414,77 @@ static ct_status boundary_of_elements(const ct_mesh *m, ct_diag *diag, int **out
     *out = cells;
     *nout = (int)nb;
     return CT_OK;
+}
+
+/* The elements meet as a mesh: a face (3D triangle, 2D edge) belongs to one element (boundary) or
+ * to two that lie on its opposite sides. A face of three or more elements (non-manifold), or of
+ * two on the same side (a duplicated element, or one folded over its neighbour: their volumes
+ * overlap), is an input error naming the elements. Elements may have either orientation. */
+typedef struct {
+    int key[3];
+    int side; /* which way the element's outward normal turns the sorted key (0 or 1) */
+    int e;
+} elem_face;
+
+static int cmp_elem_face(const void *pa, const void *pb)
+{
+    const elem_face *a = pa, *b = pb;
+    for (int k = 0; k < 3; ++k)
+        if (a->key[k] != b->key[k]) return a->key[k] < b->key[k] ? -1 : 1;
+    return (a->e > b->e) - (a->e < b->e);
+}
+
+static ct_status check_element_faces(const ct_mesh *m, const char *what, ct_diag *diag)
+{
+    const int d = m->dim, nn = d + 1;
+    size_t n = (size_t)m->ne * (size_t)nn;
+    elem_face *r = alloc_array(n, sizeof *r);
+    if (!r) return ct_diag_add(diag, CT_ENOMEM, "%s: out of memory", what);
+    for (int e = 0; e < m->ne; ++e) {
+        const int *v = m->elem + (size_t)e * (size_t)nn;
+        int flip = ct_mesh_elem_volume(m, m->X, e) < 0.0;
+        for (int f = 0; f < nn; ++f) {
+            elem_face *q = &r[(size_t)e * (size_t)nn + (size_t)f];
+            int o[3] = {-1, -1, -1};
+            if (d == 3) {
+                for (int k = 0; k < 3; ++k) o[k] = v[tet_faces[f][k]];
+                sort3(o, q->key);
+                /* the parity of the outward order against the sorted one */
+                q->side = ((o[0] > o[1]) + (o[0] > o[2]) + (o[1] > o[2])) % 2;
+            } else {
+                o[0] = v[tri_edges[f][0]];
+                o[1] = v[tri_edges[f][1]];
+                q->key[0] = o[0] < o[1] ? o[0] : o[1];
+                q->key[1] = o[0] < o[1] ? o[1] : o[0];
+                q->key[2] = -1;
+                q->side = o[0] > o[1];
+            }
+            q->side ^= flip;
+            q->e = e;
+        }
+    }
+    qsort(r, n, sizeof *r, cmp_elem_face);
+    ct_status st = CT_OK;
+    int nerr = 0;
+    for (size_t i = 0; i < n && nerr < 5;) {
+        size_t j = i + 1;
+        while (j < n && memcmp(r[i].key, r[j].key, sizeof r[i].key) == 0) ++j;
+        char face[64];
+        if (d == 3) snprintf(face, sizeof face, "face (%d, %d, %d)", r[i].key[0], r[i].key[1], r[i].key[2]);
+        else snprintf(face, sizeof face, "edge (%d, %d)", r[i].key[0], r[i].key[1]);
+        if (j - i > 2) {
+            st = ct_diag_add(diag, CT_EINPUT, "%s: elements %d, %d and %d share %s: a face belongs to at most two "
+                             "elements (non-manifold or duplicated elements)", what, r[i].e, r[i + 1].e, r[i + 2].e, face);
+            nerr++;
+        } else if (j - i == 2 && r[i].side == r[i + 1].side) {
+            st = ct_diag_add(diag, CT_EINPUT, "%s: elements %d and %d lie on the same side of their shared %s: "
+                             "they overlap (a duplicated or folded element)", what, r[i].e, r[i + 1].e, face);
+            nerr++;
+        }
+        i = j;
+    }
+    free(r);
+    return st;
 }
 
 ct_status ct_surface_build(ct_surface *s, const ct_mesh *m, ct_diag *diag)
