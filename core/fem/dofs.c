@@ -222,8 +222,8 @@ int ct_locator_find(const ct_locator *L, const double *p, double *w)
 /* ---- embedding ---- */
 
 ct_status ct_dofs_add_embedded(ct_dofs *d, const double *Xf, int nfine, const ct_mesh *fine,
-                               const ct_mesh *coarse, double *vol_gathered, const char *what,
-                               ct_diag *diag)
+                               const ct_mesh *coarse, double *vol_gathered, double outside_tol,
+                               const char *what, ct_diag *diag)
 {
     int dim = d->dim;
     if (coarse->ne <= 0)
@@ -282,10 +282,16 @@ ct_status ct_dofs_add_embedded(ct_dofs *d, const double *Xf, int nfine, const ct
         d->jptr[d->nx + k + 1] = nnz;
         if (snapped < 0 || d->nx + k != d->nq + ev[snapped]) d->identity = 0;
     }
-    if (nfar > 0)
+    ct_status out = CT_OK; /* the body is added either way (d stays consistent); the caller stops */
+    if (worst < -outside_tol)
+        out = ct_diag_add(diag, CT_EINPUT,
+                          "%s: dofs: %d fine vertices lie outside the coarse mesh (smallest barycentric weight %.3g "
+                          "< -outside_tol = %.3g; enlarge the coarse mesh, or raise dofs.outside_tol to extrapolate "
+                          "them)", what, nfar, worst, -outside_tol);
+    else if (nfar > 0)
         ct_diag_add(diag, CT_OK,
                     "%s: %d fine vertices lie outside the coarse mesh (extrapolated, smallest "
-                    "barycentric weight %.3g)", what, nfar, worst);
+                    "barycentric weight %.3g >= -dofs.outside_tol)", what, nfar, worst);
     /* gather fine volumes into coarse elements by fine-element centroid */
     for (int e = 0; e < coarse->ne; ++e) vol_gathered[e] = 0.0;
     if (fine && fine->ne > 0) {
@@ -304,7 +310,7 @@ ct_status ct_dofs_add_embedded(ct_dofs *d, const double *Xf, int nfine, const ct
     ct_locator_free(&L);
     d->nx += nfine;
     d->nq += coarse->nv;
-    return CT_OK;
+    return out;
 }
 
 void ct_dofs_map(const ct_dofs *d, const double *q, double *x)

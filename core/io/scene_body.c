@@ -564,11 +564,13 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
         ct_sj_enum(c, d, "mode", SJ_OPTIONAL, ct_sk_dofs_modes, 0, &mode);
         bs->dofs = (ct_dofs_mode)mode;
         if (mode == CT_DOFS_EMBEDDED) {
+            ct_sj_real(c, d, "outside_tol", SJ_OPTIONAL, 1e-6, SJ_GE(0), &bs->outside_tol);
             mesh_kind ck;
             if (read_mesh(c, d, "coarse", sc, &bs->coarse, &ck) && ck == MESH_SURFACE)
                 ct_sj_error(c, "coarse", "must be a volumetric mesh (got %s)", mesh_what(&bs->coarse));
-        } else if (json_object_get(d, "coarse")) {
-            ct_sj_error(c, "coarse", "only used with \"mode\": \"embedded\"");
+        } else if (json_object_get(d, "coarse") || json_object_get(d, "outside_tol")) {
+            ct_sj_error(c, json_object_get(d, "coarse") ? "coarse" : "outside_tol",
+                        "only used with \"mode\": \"embedded\"");
         }
         ct_sj_pop(c);
     }

@@ -168,6 +168,9 @@ static const ct_sk_field dofs_fields[] = {
      .doc = "full: every vertex is a dof; embedded: x = J q on a coarse mesh"},
     {.key = "coarse", .kind = SK_REF, .ref = "mesh",
      .doc = "the coarse volumetric mesh of an embedded body (only with embedded)"},
+    {.key = "outside_tol", .kind = SK_NUMBER, GE(0), .def = "1e-06",
+     .doc = "fine vertices may lie outside the coarse mesh down to a barycentric weight of -outside_tol "
+            "(extrapolated; only with embedded)"},
     {0}};
 const ct_sk_object ct_sk_dofs = {.name = "dofs",
                                  .doc = "Coordinates: embedded simulates the body on a coarse mesh (elasticity on the coarse "

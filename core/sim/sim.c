@@ -333,7 +333,8 @@ static ct_status build_state(ct_sim *s, ct_diag *diag)
             memcpy(s->Q + (size_t)B->q_off * dim, B->coarse.X, (size_t)B->nq * dim * sizeof(double));
             double *volg = calloc((size_t)B->coarse.ne + 1, sizeof *volg);
             if (!volg) return CT_ENOMEM;
-            st = ct_dofs_add_embedded(&s->dofs, B->mesh.X, B->nx, &B->mesh, &B->coarse, volg, what, diag);
+            st = ct_dofs_add_embedded(&s->dofs, B->mesh.X, B->nx, &B->mesh, &B->coarse, volg, bs->outside_tol, what,
+                                      diag);
             if (st == CT_OK)
                 st = ct_elastic_add(&s->el, dim, B->coarse.ne, B->coarse.elem, B->coarse.X, B->q_off, volg,
                                     &bs->material, diag);

@@ -35,10 +35,13 @@ ct_status ct_dofs_add_full(ct_dofs *d, int nv);
  * Also returns, per coarse element, the fine volume gathered into it:
  * vol_gathered[e] = sum of the volumes of the fine elements whose centroid lies in e
  * (fine_elems may be NULL for a surface-only fine mesh: then the coarse volumes are used).
+ * A fine vertex outside the coarse mesh is extrapolated from its nearest element; when its
+ * smallest barycentric weight is below -outside_tol that is an input error (CT_EINPUT: the
+ * embedding would not be what the scene means), naming the count and the worst weight.
  * `what` names the body in messages. */
 ct_status ct_dofs_add_embedded(ct_dofs *d, const double *Xf, int nfine, const ct_mesh *fine,
-                               const ct_mesh *coarse, double *vol_gathered, const char *what,
-                               ct_diag *diag);
+                               const ct_mesh *coarse, double *vol_gathered, double outside_tol,
+                               const char *what, ct_diag *diag);
 
 /* Locate point p in a simplicial mesh: element index and barycentric weights w[dim+1]
  * (the nearest element, by the most negative weight, if p lies outside every element).

@@ -92,6 +92,8 @@ typedef struct ct_body_spec {
     ct_mesh_spec mesh;           /* the (fine) mesh contact sees */
     ct_dofs_mode dofs;
     ct_mesh_spec coarse;         /* EMBEDDED: the coarse mesh carrying the unknowns */
+    double outside_tol;          /* EMBEDDED: fine vertices may lie outside the coarse mesh down to a
+                                    barycentric weight of -outside_tol (extrapolated) */
     int has_material;            /* 0 only for surface-only (kinematic) bodies */
     int kinematic;               /* 1: prescribed body (surface-only meshes, or "kinematic": true):
                                     no material, fully fixed */
