@@ -12,6 +12,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "contactlab/ct_sim.h"
+
 #define DEG2RAD (3.14159265358979323846 / 180.0)
 
 /* ---------------- names ---------------- */
@@ -316,8 +318,15 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
             if (ct_sj_ivec(c, o, "cells", SJ_REQUIRED, n, 1, m->cells)) {
                 double cells = 1.0; /* the element and vertex counts are ints */
                 for (int i = 0; i < n; ++i) cells *= m->cells[i];
+                /* the memory the elements will need (ct_sim.h), before generating them */
+                double need = cells * (n == 3 ? 6.0 * CT_SIM_BYTES_PER_TET : 2.0 * CT_SIM_BYTES_PER_TRI);
+                double have = ct_machine_memory();
                 if (cells > CT_SCENE_MAX_GRID_CELLS) {
                     ct_sj_error(c, "cells", "%.3g cells; at most %g", cells, (double)CT_SCENE_MAX_GRID_CELLS);
+                    ok = 0;
+                } else if (have > 0.0 && need > have) {
+                    ct_sj_error(c, "cells", "%.3g cells need about %.1f GB; this machine has %.1f GB", cells,
+                                need / 1e9, have / 1e9);
                     ok = 0;
                 }
             } else {

@@ -10,6 +10,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/assemble.h"
 
@@ -779,6 +780,8 @@ static void fill_ctx(ct_sim *s)
     c->threads = s->threads;
 }
 
+static ct_status check_memory(const ct_sim *s, ct_diag *diag);
+
 ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
 {
     *out = NULL;
@@ -794,6 +797,7 @@ ct_status ct_sim_create(ct_sim **out, const ct_scene *sc, ct_diag *diag)
         return ct_diag_add(diag, CT_ENOMEM, "out of memory");
     }
     ct_status st = build_bodies(s, diag);
+    if (st == CT_OK) st = check_memory(s, diag);
     if (st == CT_OK) st = build_state(s, diag);
     if (st == CT_OK) st = build_dirichlet(s, diag);
     if (st == CT_OK) st = build_loads(s, diag);
@@ -917,6 +921,24 @@ void ct_sim_destroy(ct_sim *s)
     free(s->part_names);
     free(s->part_young);
     free(s);
+}
+
+double ct_machine_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+/* The elements of every body (fine and coarse meshes) against the machine's memory. */
+static ct_status check_memory(const ct_sim *s, ct_diag *diag)
+{
+    double elems = 0.0;
+    for (int b = 0; b < s->nb; ++b) elems += s->bodies[b].mesh.ne + s->bodies[b].coarse.ne;
+    double need = elems * (s->dim == 3 ? CT_SIM_BYTES_PER_TET : CT_SIM_BYTES_PER_TRI), have = ct_machine_memory();
+    if (have > 0.0 && need > have)
+        return ct_diag_add(diag, CT_EINPUT, "%s: %.3g elements need about %.1f GB; this machine has %.1f GB (use "
+                           "coarser meshes)", s->sc->path, elems, need / 1e9, have / 1e9);
+    return CT_OK;
 }
 
 int ct_tune_allocator(void)
