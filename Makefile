@@ -74,11 +74,11 @@ DEP_FILES  := $(LIB_OBJ:.o=.d) $(BUILD)/core/io/main.d $(TEST_UTIL:.o=.d) $(TEST
 .DEFAULT_GOAL := all
 -include $(DEP_FILES)
 
-.PHONY: all test demo figures bench bench-fclib sanitize install clean help deps check-layers newton-table gallery
+.PHONY: all test demo figures bench bench-fclib sanitize install clean help deps check-layers newton-table gallery fuzz
 all: $(LIB) $(CLI) $(EXP_BIN)
 
 help:
-	@echo "make [all|test|demo|figures|gallery|bench|bench-fclib|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
+	@echo "make [all|test|demo|figures|gallery|fuzz|bench|bench-fclib|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
 
 deps:
 	bash scripts/install-deps.sh
@@ -175,6 +175,12 @@ figures: all
 gallery: all
 	@PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3; CT_BUILD=$(BUILD) $$PY scripts/gallery.py $(GALLERY_ARGS)
 
+# libFuzzer on the scene loader, the --set overrides and the mesh readers (clang, ASan + UBSan + LSan;
+# tests/fuzz/README.md): FUZZ_SECONDS per target (default 300); exit 1 on any finding.
+FUZZ_SECONDS ?= 300
+fuzz:
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/contactlab \
 	           $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -185,4 +191,4 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/contactlab.pc
 
 clean:
-	rm -rf build build-san plots/out
+	rm -rf build build-san build-fuzz plots/out

@@ -11,7 +11,7 @@ print=0 check=0
 [ "${1:-}" = "--check" ] && { check=1; shift; }
 PKGS="libsuitesparse-dev liblapacke-dev libopenblas-dev libgsl-dev libhdf5-dev hdf5-tools \
 libjansson-dev check libsubunit-dev pkg-config gnuplot-nox python3-matplotlib python3-h5py python3-numpy \
-python3-jsonschema"
+python3-jsonschema clang libclang-rt-dev libomp-dev"
 [ $# -gt 0 ] && PKGS="$*"
 if [ $print = 1 ]; then
     echo "apt-get update && apt-get install -y $PKGS"
