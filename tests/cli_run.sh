@@ -159,5 +159,15 @@ wl=$(grep -n "mu_a" "$tmp/w.err" | head -1 | cut -d: -f1) sl=$(grep -n "step 1/"
 v=$("$CL" --version 2>/dev/null) && echo "$v" | grep -Eq '^contactlab [0-9]+\.[0-9]+\.[0-9]+ \(' \
     && ok "--version: $v" || bad "--version: '$v'"
 "$CL" --help 2>/dev/null | grep -q "contactlab run SCENE.json" && ok "--help: the usage on stdout" || bad "--help"
+# a body thrown at 1e10 m/s: the CCD cannot resolve the step within its work budget -> exit 1 naming
+# the step and the reason, at once (it used to iterate Newton for minutes on ever smaller steps)
+timeout 120 "$CL" run tests/data/scenes/run/rest_ipc.json -o "$tmp/fast.h5" --quiet --threads 1 --steps 3 \
+    --set 'bodies.0.velocity=[0,-1e10,0]' </dev/null 2> "$tmp/fast.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "step 0: model ipc: max_step could not resolve a safe step size within its work budget" "$tmp/fast.err"; then
+    ok "1e10 m/s: exit 1 at step 0, the CCD work budget named"
+else
+    bad "1e10 m/s: rc=$rc $(tail -c 300 "$tmp/fast.err")"
+fi
 echo "cli_run: $pass passed, $fail failed"
 [ $fail -eq 0 ]

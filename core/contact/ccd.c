@@ -149,6 +149,6 @@ int ct_accd(ct_ccd_kind kind, int dim, const double *x, const double *dx, double
         }
         tl = (1.0 - s) * dfree / lp;
     }
-    *toi = t; /* iteration cap (or no progress): the current t is still safe */
-    return 1;
+    *toi = t; /* the budget is spent: the current t is still safe, but not resolved */
+    return 2;
 }

@@ -136,11 +136,12 @@ static ct_status swept_from_cache(ct_stepsize *ws, const ct_surface *s, const ct
 /* The smallest ACCD time (at most 1) over the pairs of L (kind PT: vertex–face, EE: edge–edge,
  * PE: vertex–edge in 2D). */
 static double accd_list(const ct_surface *s, const ct_pair_list *L, ct_ccd_kind kind, const double *x,
-                        const double *dx, const ct_ccd_opts *ccd, int threads)
+                        const double *dx, const ct_ccd_opts *ccd, int threads, long *unresolved)
 {
     const int dim = s->dim;
     double lmin = 1.0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(min : lmin) num_threads(ct_threads(threads))
+    long nun = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(min : lmin) reduction(+ : nun) num_threads(ct_threads(threads))
     for (long i = 0; i < L->n; ++i) {
         int a = L->ij[2 * i], b = L->ij[2 * i + 1];
         int v[4], n = 0;
@@ -159,8 +160,11 @@ static double accd_list(const ct_surface *s, const ct_pair_list *L, ct_ccd_kind 
                 ds[dim * k + d] = dx[(size_t)dim * v[k] + d];
             }
         double toi = 1.0;
-        if (ct_accd(kind, dim, xs, ds, fmin(lmin, 1.0), ccd, &toi)) lmin = fmin(lmin, toi);
+        int r = ct_accd(kind, dim, xs, ds, fmin(lmin, 1.0), ccd, &toi);
+        if (r) lmin = fmin(lmin, toi);
+        nun += r == 2;
     }
+    *unresolved += nun;
     return fmin(lmin, 1.0);
 }
 
@@ -205,16 +209,19 @@ ct_status ct_stepsize_max(ct_stepsize *ws, const ct_surface *s, const unsigned c
     }
     double amin = 1.0;
     if (s->dim == 3) {
-        amin = fmin(amin, accd_list(s, &cc->vf, CT_CCD_PT, x, dx, ccd, threads));
-        amin = fmin(amin, accd_list(s, &cc->ee, CT_CCD_EE, x, dx, ccd, threads));
+        amin = fmin(amin, accd_list(s, &cc->vf, CT_CCD_PT, x, dx, ccd, threads, &inf.n_unresolved));
+        amin = fmin(amin, accd_list(s, &cc->ee, CT_CCD_EE, x, dx, ccd, threads, &inf.n_unresolved));
         inf.n_swept = cc->vf.n + cc->ee.n;
     } else {
-        amin = fmin(amin, accd_list(s, &cc->ve, CT_CCD_PE, x, dx, ccd, threads));
+        amin = fmin(amin, accd_list(s, &cc->ve, CT_CCD_PE, x, dx, ccd, threads, &inf.n_unresolved));
         inf.n_swept = cc->ve.n;
     }
     amin = halfspace_step(s, movable, obs, nobs, x, dx, ccd->s, amin);
     inf.t_ccd = now() - t1;
     if (info) *info = inf;
     *alpha = amin > 0.0 ? amin : 0.0;
-    return CT_OK;
+    /* a pair that moves too fast for its gap to be resolved within the budget: the step cannot be
+     * taken safely in bounded work (a clear failure instead of Newton iterating on ever smaller
+     * steps) */
+    return inf.n_unresolved ? CT_ENOCONV : CT_OK;
 }

@@ -82,8 +82,13 @@ static ct_status max_step_along(ct_sim *s, const double *pq, double *px, double 
     *alpha = 1.0;
     ct_dofs_map_lin(&s->dofs, pq, px);
     ct_status st = ct_model_max_step(s->model, &s->ctx, s->x, px, alpha);
+    if (st == CT_ENOCONV)
+        return ct_diag_add(diag, st, "step %d: model %s: max_step could not resolve a safe step size within its work "
+                           "budget (a contact moving too fast for its gap: a smaller time step or slower motion)",
+                           s->step, ct_model_name(s->model));
     if (st != CT_OK)
-        return ct_diag_add(diag, st, "step %d: model %s: max_step failed", s->step, ct_model_name(s->model));
+        return ct_diag_add(diag, st, "step %d: model %s: max_step failed (%s)", s->step, ct_model_name(s->model),
+                           ct_status_str(st));
     *alpha = fmin(*alpha, 1.0);
     return CT_OK;
 }

@@ -22,14 +22,16 @@ typedef enum { CT_CCD_PP, CT_CCD_PE, CT_CCD_PT, CT_CCD_EE } ct_ccd_kind;
 typedef struct ct_ccd_opts {
     double s;         /* stop when the distance reaches s·(d0 - thickness) + thickness; (0,1), default 0.1 */
     double thickness; /* ξ ≥ 0 (m), default 0 */
-    int max_iters;    /* safety cap on ACCD iterations (default 10^6); on reaching it the
-                         current (still safe) t is returned */
+    int max_iters;    /* work budget of one query (default 10^6 iterations); on reaching it
+                         the current (still safe) t is returned, and ct_accd returns 2 */
 } ct_ccd_opts;
 
 ct_ccd_opts ct_ccd_default_opts(void);
 
 /* Returns 1 if the stencil comes within the stop gap before tmax, with *toi ∈ [0, tmax) the
- * conservative time; returns 0 if the whole interval [0, tmax] is safe (*toi = tmax).
+ * conservative time; returns 0 if the whole interval [0, tmax] is safe (*toi = tmax); returns 2
+ * when the query ran out of its budget (o->max_iters) first: *toi is safe but not resolved (the
+ * motion is too fast for its gap: the advance per iteration is below (1 - s)·s·d0/l_p).
  * If the stencil starts at distance ≤ thickness, returns 1 with *toi = 0. An invalid kind/dim
  * pair (PT and EE need dim 3) or non-finite input also gives 1 with *toi = 0 (nothing is
  * certified safe). o may be NULL (defaults). */

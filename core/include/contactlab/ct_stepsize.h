@@ -43,6 +43,7 @@ typedef struct ct_stepsize_info {
     double t_ccd;        /* s: ACCD and the half-spaces */
     int from_cache;      /* 1: the candidates were filtered from the cache's */
     long n_swept;        /* swept candidate pairs given to ACCD */
+    long n_unresolved;   /* pairs whose ACCD ran out of its budget (the call then fails) */
 } ct_stepsize_info;
 
 void ct_stepsize_init(ct_stepsize *ws);
@@ -53,7 +54,9 @@ void ct_stepsize_free(ct_stepsize *ws);
  * vertices (NULL = all movable; pairs of prescribed vertices only are skipped, as in the broad
  * phase). cache: proximity candidates to reuse when they cover the sweep (NULL: always a
  * swept-box query). ccd: the ACCD options (NULL: defaults; s also sets the half-spaces' fraction).
- * threads: ct_parallel.h. info may be NULL. On failure *alpha is left unchanged. */
+ * threads: ct_parallel.h. info may be NULL. CT_ENOCONV when the ACCD of a pair ran out of its
+ * budget (ccd->max_iters; info->n_unresolved pairs): *alpha is then safe but unresolved, and the
+ * step cannot be resolved in bounded work. On other failures *alpha is left unchanged. */
 ct_status ct_stepsize_max(ct_stepsize *ws, const ct_surface *s, const unsigned char *movable, const ct_obstacle *obs,
                           int nobs, const ct_candidate_cache *cache, const double *x, const double *dx,
                           const ct_ccd_opts *ccd, int threads, double *alpha, ct_stepsize_info *info);
