@@ -177,7 +177,7 @@ ct_status ct_mesh_validate(const ct_mesh *m, const char *what, ct_diag *diag)
         for (int k = 0; k < nn; ++k) ok = ok && !bad[v[k]];
         if (!ok) continue; /* already reported as a non-finite vertex */
         double vol = ct_mesh_elem_volume(m, m->X, e);
-        if (fabs(vol) <= vol_tol)
+        if (!(fabs(vol) > vol_tol)) /* also NaN: inf - inf in the determinant */
             st = ct_diag_add(diag, CT_EINPUT, "%s: element %d: degenerate (signed %s %.1e)", what, e,
                              d == 2 ? "area" : "volume", vol);
         else if (vol < 0.0)

@@ -74,6 +74,11 @@ static ct_status load_mesh(ct_mesh *m, const ct_mesh_spec *ms, int dim, const ch
         snprintf(what, sizeof what, "%s (%s: %s/file)", ms->path, scene, ms->json_path ? ms->json_path : "mesh");
     else
         snprintf(what, sizeof what, "%s: %s", scene, ms->json_path ? ms->json_path : "mesh");
+    /* coordinates whose volumes and distances would overflow or lose every digit */
+    for (size_t i = 0; i < (size_t)m->nv * (size_t)dim; ++i)
+        if (!(fabs(m->X[i]) <= CT_SCENE_MAX_COORD))
+            return ct_diag_add(diag, CT_EINPUT, "%s: vertex %zu has a coordinate %g m: beyond %g m of the origin "
+                               "(after the transform)", what, i / (size_t)dim, m->X[i], (double)CT_SCENE_MAX_COORD);
     return ct_mesh_validate(m, what, diag);
 }
 

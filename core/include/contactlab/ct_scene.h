@@ -163,7 +163,8 @@ enum {
     CT_SCENE_MAX_THREADS = 4096,         /* solver.threads (as the CLI's --threads) */
     CT_SCENE_MAX_GRID_CELLS = 100000000, /* cells of a box / rect generator (6 tetrahedra per box cell) */
     CT_SCENE_MAX_SEGMENTS = 10000000,    /* segments of an arc generator */
-    CT_SCENE_MAX_NAME = 128              /* characters of a probe or spring name (an HDF5 dataset name) */
+    CT_SCENE_MAX_NAME = 128,             /* characters of a probe or spring name (an HDF5 dataset name) */
+    CT_SCENE_MAX_COORD = 1000000000      /* m: rest coordinates of every mesh, after its transform */
 };
 
 typedef struct ct_solver_spec {
