@@ -263,8 +263,9 @@ static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
     if (!o) return;
     ct_sj_real(c, o, "newton_tol", SJ_OPTIONAL, 1e-2, SJ_GT(0), &s->newton_tol);
     ct_sj_real(c, o, "force_tol", SJ_OPTIONAL, 1e-4, SJ_GE(0), &s->force_tol);
-    ct_sj_int(c, o, "max_newton_iters", SJ_OPTIONAL, 200, 1, INT_MAX, &s->max_newton_iters);
-    if (ct_sj_int(c, o, "friction_iters", SJ_OPTIONAL, 1, -1, INT_MAX, &s->friction_iters) && s->friction_iters == 0)
+    ct_sj_int(c, o, "max_newton_iters", SJ_OPTIONAL, 200, 1, CT_SCENE_MAX_NEWTON_ITERS, &s->max_newton_iters);
+    if (ct_sj_int(c, o, "friction_iters", SJ_OPTIONAL, 1, -1, CT_SCENE_MAX_FRICTION_ITERS, &s->friction_iters) &&
+        s->friction_iters == 0)
         ct_sj_error(c, "friction_iters", "must be -1 (until converged) or >= 1 (got 0)");
     ct_sj_real(c, o, "friction_tol", SJ_OPTIONAL, 1e-4, SJ_GT(0), &s->friction_tol);
     ct_sj_int(c, o, "threads", SJ_OPTIONAL, 0, 0, CT_SCENE_MAX_THREADS, &s->threads);
@@ -272,7 +273,7 @@ static void read_solver(sj *c, json_t *root, ct_solver_spec *s)
     ct_sj_bool(c, o, "exact_hessian", SJ_OPTIONAL, 1, &s->exact_hessian);
     ct_sj_bool(c, o, "predictor", SJ_OPTIONAL, 1, &s->predictor);
     ct_sj_bool(c, o, "second_order_correction", SJ_OPTIONAL, 1, &s->second_order_correction);
-    ct_sj_int(c, o, "max_line_search", SJ_OPTIONAL, 40, 1, INT_MAX, &s->max_line_search);
+    ct_sj_int(c, o, "max_line_search", SJ_OPTIONAL, 40, 1, CT_SCENE_MAX_LINE_SEARCH, &s->max_line_search);
     ct_sj_bool(c, o, "verify", SJ_OPTIONAL, 1, &s->verify);
     ct_sj_pop(c);
 }

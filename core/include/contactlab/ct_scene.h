@@ -164,7 +164,10 @@ enum {
     CT_SCENE_MAX_GRID_CELLS = 100000000, /* cells of a box / rect generator (6 tetrahedra per box cell) */
     CT_SCENE_MAX_SEGMENTS = 10000000,    /* segments of an arc generator */
     CT_SCENE_MAX_NAME = 128,             /* characters of a probe or spring name (an HDF5 dataset name) */
-    CT_SCENE_MAX_COORD = 1000000000      /* m: rest coordinates of every mesh, after its transform */
+    CT_SCENE_MAX_COORD = 1000000000,     /* m: rest coordinates of every mesh, after its transform */
+    CT_SCENE_MAX_NEWTON_ITERS = 100000,  /* solver.max_newton_iters: work budgets of the solver's loops */
+    CT_SCENE_MAX_FRICTION_ITERS = 10000, /* solver.friction_iters */
+    CT_SCENE_MAX_LINE_SEARCH = 1100      /* solver.max_line_search */
 };
 
 typedef struct ct_solver_spec {
