@@ -398,6 +398,19 @@ static ct_status check_selection(const ct_sim *s, const ct_selector *sel, int on
     return CT_OK;
 }
 
+/* ct_sim_select, then check_selection: on failure nothing is returned in *idx. */
+static ct_status select_checked(const ct_sim *s, const ct_selector *sel, int on_q, const char *where, int **idx,
+                                int *n, ct_diag *diag)
+{
+    if (ct_sim_select(s, sel, on_q, idx, n) != CT_OK) return ct_diag_add(diag, CT_ENOMEM, "out of memory");
+    ct_status st = check_selection(s, sel, on_q, *n, where, diag);
+    if (st != CT_OK) {
+        free(*idx);
+        *idx = NULL;
+    }
+    return st;
+}
+
 /* The probes' selections, checked as those of fixed and loads. */
 static ct_status check_probe_selections(ct_sim *s, ct_diag *diag)
 {
@@ -405,12 +418,11 @@ static ct_status check_probe_selections(ct_sim *s, ct_diag *diag)
     for (int i = 0; i < sc->nprobes; ++i) {
         const ct_probe_spec *p = &sc->probes[i];
         if (p->kind == CT_PROBE_FORCE || p->kind == CT_PROBE_ENERGY || p->kind == CT_PROBE_SPRING_FORCE) continue;
-        int on_q = p->kind == CT_PROBE_REACTION, *idx = NULL, n = 0;
-        if (ct_sim_select(s, &p->sel, on_q, &idx, &n) != CT_OK) return ct_diag_add(diag, CT_ENOMEM, "out of memory");
-        free(idx);
+        int *idx = NULL, n = 0;
         char where[64];
         snprintf(where, sizeof where, "/probes/%d/select", i);
-        ct_status st = check_selection(s, &p->sel, on_q, n, where, diag);
+        ct_status st = select_checked(s, &p->sel, p->kind == CT_PROBE_REACTION, where, &idx, &n, diag);
+        free(idx);
         if (st != CT_OK) return st;
     }
     return CT_OK;
@@ -427,14 +439,10 @@ static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
             ct_selector sel = bs->fixed[f].sel;
             sel.body = b;
             int *idx = NULL, n = 0;
-            if (ct_sim_select(s, &sel, 1, &idx, &n) != CT_OK) return CT_ENOMEM;
             char where[64];
             snprintf(where, sizeof where, "/bodies/%d/fixed/%d/select", b, f);
-            ct_status st = check_selection(s, &sel, 1, n, where, diag);
-            if (st != CT_OK) {
-                free(idx);
-                return st;
-            }
+            ct_status st = select_checked(s, &sel, 1, where, &idx, &n, diag);
+            if (st != CT_OK) return st;
             for (int i = 0; i < n; ++i) {
                 s->qv_dirichlet[idx[i]] = f;
                 for (int c = 0; c < dim; ++c) s->fixed[(size_t)idx[i] * dim + c] = 1;
@@ -562,14 +570,10 @@ static ct_status build_loads(ct_sim *s, ct_diag *diag)
             ct_selector sel = ld->sel;
             sel.body = b;
             int *idx = NULL, n = 0;
-            if (ct_sim_select(s, &sel, 0, &idx, &n) != CT_OK) return CT_ENOMEM;
             char where[64];
             snprintf(where, sizeof where, "/bodies/%d/loads/%d/select", b, j);
-            ct_status st = check_selection(s, &sel, 0, n, where, diag);
-            if (st != CT_OK) {
-                free(idx);
-                return st;
-            }
+            ct_status st = select_checked(s, &sel, 0, where, &idx, &n, diag);
+            if (st != CT_OK) return st;
             double *w = s->load_w + s->load_off[l], sum = 0.0, len = ld->length;
             if (ld->dist == CT_LOAD_LINEAR && !(len > 0)) {
                 len = 0.0;
