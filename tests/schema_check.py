@@ -84,7 +84,7 @@ class Checker:
                     g = given.get(k) if isinstance(given, dict) else None
                     p = f"{path}/{k}"
                     if g is None:
-                        want = default_of(self, ps)
+                        want = default_of(ps)
                         if want is not None and not same(want, resolved[k]):
                             errors.append(f"{p}: the parser filled in {json.dumps(resolved[k])}, "
                                           f"the schema's default is {json.dumps(want)}")
@@ -116,7 +116,7 @@ def strict_json(text):
     return json.loads(text, parse_constant=no_constant, parse_float=finite, object_pairs_hook=unique)
 
 
-def default_of(ch, ps):
+def default_of(ps):
     for s in [ps] + ps.get("allOf", []):
         if "default" in s:
             return s["default"]

@@ -149,11 +149,10 @@ static int cmd_run_or_check(int argc, char **argv, int run)
     ct_scene_init(&sc);
     ct_status st = ct_scene_load(&sc, o.scene, o.sets, o.nsets, &d);
     ct_sim *sim = NULL;
-    /* the file ct_run writes: -o, else output.file, else <name>.h5 */
     char defpath[512];
-    snprintf(defpath, sizeof defpath, "%s.h5", sc.name ? sc.name : "run");
-    const char *outpath = o.out ? o.out : sc.output_file ? sc.output_file : defpath;
+    const char *outpath = st == CT_OK ? ct_run_output_path(&sc, o.out, defpath, sizeof defpath) : NULL;
     if (st == CT_OK && run) st = check_overwrite(outpath, o.force, &d);
+    int sig = 0; /* the signal that stopped the run */
     if (st == CT_OK) {
         int threads = o.threads >= 0 ? o.threads : sc.solver.threads;
         if (threads > 0) omp_set_num_threads(threads);
@@ -186,24 +185,18 @@ static int cmd_run_or_check(int argc, char **argv, int run)
         catch_stop_signals(1);
         st = ct_run(sim, &ro, &d);
         catch_stop_signals(0);
-        int sig = ct_run_stop_requested();
-        if (sig > 0 && st == CT_OK) {
+        sig = st == CT_OK && ct_run_stop_requested() > 0 ? ct_run_stop_requested() : 0;
+        if (sig)
             fprintf(stderr, "contactlab: interrupted by %s at step %d (t = %g s); output closed: %s\n",
                     sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal", sim->step, sim->t, outpath);
-            ct_sim_destroy(sim);
-            ct_scene_free(&sc);
-            free(o.sets);
-            ct_diag_print(&d, stderr, "contactlab: ");
-            ct_diag_free(&d);
-            return 128 + sig;
-        }
-        if (st == CT_OK && !o.quiet)
+        else if (st == CT_OK && !o.quiet)
             fprintf(stderr, "contactlab: %s: %d steps done, t = %g s\n", o.scene, sim->step, sim->t);
     }
     ct_sim_destroy(sim);
     ct_scene_free(&sc);
     free(o.sets);
-    return finish(&d, st != CT_OK ? st : ct_diag_status(&d));
+    rc = finish(&d, st != CT_OK ? st : ct_diag_status(&d));
+    return sig ? 128 + sig : rc;
 }
 
 /* ---- sensitivity: dx/dθ of the static equilibrium at the end of a scene (ct_sensitivity.h) ---- */

@@ -411,15 +411,19 @@ void ct_run_request_stop(int code) { stop_code = code ? code : -1; }
 
 int ct_run_stop_requested(void) { return stop_code; }
 
+const char *ct_run_output_path(const ct_scene *sc, const char *output, char *buf, size_t size)
+{
+    if (output) return output;
+    if (sc->output_file) return sc->output_file;
+    snprintf(buf, size, "%s.h5", sc->name ? sc->name : "run");
+    return buf;
+}
+
 ct_status ct_run(ct_sim *s, const ct_run_opts *o, ct_diag *diag)
 {
     const ct_scene *sc = s->sc;
     char defpath[512];
-    const char *path = o->output ? o->output : sc->output_file;
-    if (!path) {
-        snprintf(defpath, sizeof defpath, "%s.h5", sc->name ? sc->name : "run");
-        path = defpath;
-    }
+    const char *path = ct_run_output_path(sc, o->output, defpath, sizeof defpath);
     ct_force_report fr;
     enum { MODEL_SCALARS_MAX = 32 }; /* capacity of a model's scalars (rcc_ipc: 22) */
     ct_status st = ct_force_report_init(&fr, s->nb + sc->nobstacles, MODEL_SCALARS_MAX);

@@ -13,25 +13,10 @@
 #include <unistd.h>
 
 #include "sim/assemble.h"
+#include "sim/motion.h"
+#include "sim/select.h"
 
 /* ---------- meshes from specs ---------- */
-
-static void rotate(int dim, const double *axis, double angle, double *p)
-{
-    double c = cos(angle), s = sin(angle);
-    if (dim == 2) {
-        double x = p[0], y = p[1];
-        p[0] = c * x - s * y;
-        p[1] = s * x + c * y;
-        return;
-    }
-    /* Rodrigues: p' = p c + (k x p) s + k (k.p)(1 - c) */
-    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    double k[3] = {axis[0] / n, axis[1] / n, axis[2] / n};
-    double kp = k[0] * p[0] + k[1] * p[1] + k[2] * p[2];
-    double cx[3] = {k[1] * p[2] - k[2] * p[1], k[2] * p[0] - k[0] * p[2], k[0] * p[1] - k[1] * p[0]};
-    for (int i = 0; i < 3; ++i) p[i] = p[i] * c + cx[i] * s + k[i] * kp * (1.0 - c);
-}
 
 static ct_status load_mesh(ct_mesh *m, const ct_mesh_spec *ms, int dim, const char *scene, ct_diag *diag)
 {
@@ -65,7 +50,7 @@ static ct_status load_mesh(ct_mesh *m, const ct_mesh_spec *ms, int dim, const ch
         for (int v = 0; v < m->nv; ++v) {
             double *p = m->X + (size_t)v * dim;
             for (int c = 0; c < dim; ++c) p[c] *= ms->scale[c];
-            if (ms->rot_angle != 0.0) rotate(dim, ms->rot_axis, ms->rot_angle, p);
+            if (ms->rot_angle != 0.0) ct_rotate_point(dim, ms->rot_axis, ms->rot_angle, p);
             for (int c = 0; c < dim; ++c) p[c] += ms->translate[c];
         }
     }
@@ -80,153 +65,6 @@ static ct_status load_mesh(ct_mesh *m, const ct_mesh_spec *ms, int dim, const ch
             return ct_diag_add(diag, CT_EINPUT, "%s: vertex %zu has a coordinate %g m: beyond %g m of the origin "
                                "(after the transform)", what, i / (size_t)dim, m->X[i], (double)CT_SCENE_MAX_COORD);
     return ct_mesh_validate(m, what, diag);
-}
-
-/* ---------- selections ---------- */
-
-ct_status ct_sim_select(const ct_sim *sim, const ct_selector *sel, int on_q, int **idx, int *n)
-{
-    int dim = sim->dim;
-    int b0 = sel->body < 0 ? 0 : sel->body, b1 = sel->body < 0 ? sim->nb : sel->body + 1;
-    size_t cap = 0;
-    for (int b = b0; b < b1; ++b) cap += (size_t)(on_q ? sim->bodies[b].nq : sim->bodies[b].nx);
-    int *out = malloc((cap + 1) * sizeof *out);
-    if (!out) return CT_ENOMEM;
-    int cnt = 0;
-    for (int b = b0; b < b1; ++b) {
-        const ct_body *B = &sim->bodies[b];
-        int off = on_q ? B->q_off : B->x_off, nv = on_q ? B->nq : B->nx;
-        const double *P = on_q ? sim->Q : sim->X;
-        double lo = INFINITY, hi = -INFINITY;
-        if (sel->kind == CT_SEL_SIDE)
-            for (int v = 0; v < nv; ++v) {
-                double y = P[(size_t)(off + v) * dim + sel->axis];
-                lo = fmin(lo, y);
-                hi = fmax(hi, y);
-            }
-        double ext = hi - lo, tol = sel->tol * (ext > 0 ? ext : 1.0);
-        for (int v = 0; v < nv; ++v) {
-            const double *p = P + (size_t)(off + v) * dim;
-            int take = 0;
-            switch (sel->kind) {
-            case CT_SEL_ALL: take = 1; break;
-            case CT_SEL_SIDE:
-                take = sel->sign > 0 ? p[sel->axis] >= hi - tol : p[sel->axis] <= lo + tol;
-                break;
-            case CT_SEL_BOX:
-                take = 1;
-                for (int c = 0; c < dim; ++c) take &= p[c] >= sel->lo[c] && p[c] <= sel->hi[c];
-                break;
-            case CT_SEL_INDICES:
-                for (int k = 0; k < sel->nindices && !take; ++k) take = sel->indices[k] == v;
-                break;
-            }
-            if (take) out[cnt++] = off + v;
-        }
-    }
-    *idx = out;
-    *n = cnt;
-    return CT_OK;
-}
-
-/* ---------- scripted motion ---------- */
-
-void ct_motion_eval(const ct_dirichlet *d, int dim, const double *X, double t, double *out)
-{
-    double p[3] = {0, 0, 0};
-    for (int c = 0; c < dim; ++c) p[c] = X[c];
-    double t0 = 0.0, shift[3] = {0, 0, 0}; /* accumulated translation of the centre */
-    for (int s = 0; s < d->nseg && t > t0; ++s) {
-        const ct_motion_segment *g = &d->seg[s];
-        double tau = fmin(t, g->until) - t0;
-        if (tau > 0) {
-            double cen[3] = {0, 0, 0};
-            for (int c = 0; c < dim; ++c) cen[c] = g->center[c] + shift[c];
-            if (g->omega != 0.0) {
-                double r[3] = {0, 0, 0};
-                for (int c = 0; c < dim; ++c) r[c] = p[c] - cen[c];
-                rotate(dim, g->axis, g->omega * tau, r);
-                for (int c = 0; c < dim; ++c) p[c] = cen[c] + r[c];
-            }
-            for (int c = 0; c < dim; ++c) {
-                p[c] += g->velocity[c] * tau;
-                shift[c] += g->velocity[c] * tau;
-            }
-        }
-        t0 = g->until;
-    }
-    for (int c = 0; c < dim; ++c) out[c] = p[c];
-}
-
-/* d/d(angle) of rotate(dim, axis, angle, .) applied to r, at the rotated point pr = R r:
- * k x pr (3D, k the unit axis), (-pr_y, pr_x) (2D). */
-static void rotate_rate(int dim, const double *axis, const double *pr, double *out)
-{
-    if (dim == 2) {
-        out[0] = -pr[1];
-        out[1] = pr[0];
-        return;
-    }
-    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    double k[3] = {axis[0] / n, axis[1] / n, axis[2] / n};
-    out[0] = k[1] * pr[2] - k[2] * pr[1];
-    out[1] = k[2] * pr[0] - k[0] * pr[2];
-    out[2] = k[0] * pr[1] - k[1] * pr[0];
-}
-
-/* The same operations as ct_motion_eval on (p, shift), with their tangents (dp, dshift) carried
- * along from the seed (segment seg's velocity[comp], omega or center[comp]). */
-void ct_motion_eval_tangent(const ct_dirichlet *d, int dim, const double *X, double t, int seg,
-                            ct_motion_field field, int comp, double *dout)
-{
-    double p[3] = {0, 0, 0}, dp[3] = {0, 0, 0};
-    for (int c = 0; c < dim; ++c) p[c] = X[c];
-    double t0 = 0.0, shift[3] = {0, 0, 0}, dshift[3] = {0, 0, 0};
-    for (int s = 0; s < d->nseg && t > t0; ++s) {
-        const ct_motion_segment *g = &d->seg[s];
-        double tau = fmin(t, g->until) - t0;
-        if (tau > 0) {
-            const int seeded = s == seg;
-            double cen[3] = {0, 0, 0}, dcen[3] = {0, 0, 0};
-            for (int c = 0; c < dim; ++c) {
-                cen[c] = g->center[c] + shift[c];
-                dcen[c] = dshift[c] + (seeded && field == CT_MOTION_CENTER && c == comp ? 1.0 : 0.0);
-            }
-            const double dangle = seeded && field == CT_MOTION_OMEGA ? tau : 0.0;
-            if (g->omega != 0.0 || dangle != 0.0) {
-                double r[3] = {0, 0, 0}, dr[3] = {0, 0, 0}, rate[3] = {0, 0, 0};
-                for (int c = 0; c < dim; ++c) {
-                    r[c] = p[c] - cen[c];
-                    dr[c] = dp[c] - dcen[c];
-                }
-                if (g->omega != 0.0) {
-                    rotate(dim, g->axis, g->omega * tau, r);
-                    rotate(dim, g->axis, g->omega * tau, dr);
-                }
-                rotate_rate(dim, g->axis, r, rate);
-                for (int c = 0; c < dim; ++c) {
-                    p[c] = cen[c] + r[c];
-                    dp[c] = dcen[c] + dr[c] + dangle * rate[c];
-                }
-            }
-            const double *dv = NULL;
-            double ev[3] = {0, 0, 0};
-            if (seeded && field == CT_MOTION_VELOCITY) {
-                ev[comp] = 1.0;
-                dv = ev;
-            }
-            for (int c = 0; c < dim; ++c) {
-                p[c] += g->velocity[c] * tau;
-                shift[c] += g->velocity[c] * tau;
-                if (dv) {
-                    dp[c] += dv[c] * tau;
-                    dshift[c] += dv[c] * tau;
-                }
-            }
-        }
-        t0 = g->until;
-    }
-    for (int c = 0; c < dim; ++c) dout[c] = dp[c];
 }
 
 /* ---------- creation ---------- */
@@ -376,41 +214,6 @@ static ct_status build_state(ct_sim *s, ct_diag *diag)
     return CT_OK;
 }
 
-/* A selection (at JSON pointer `where`, of `n` vertices found by ct_sim_select) that names a vertex
- * its body's mesh does not have (on_q: the unknowns' mesh, the coarse one of an embedded body), or
- * selects none without "allow_empty", is an input error. */
-static ct_status check_selection(const ct_sim *s, const ct_selector *sel, int on_q, int n, const char *where,
-                                 ct_diag *diag)
-{
-    const ct_scene *sc = s->sc;
-    if (sel->kind == CT_SEL_INDICES && sel->body >= 0) {
-        const ct_body *B = &s->bodies[sel->body];
-        int nv = on_q ? B->nq : B->nx;
-        for (int k = 0; k < sel->nindices; ++k)
-            if (sel->indices[k] >= nv)
-                return ct_diag_add(diag, CT_EINPUT, "%s: %s/indices/%d: body \"%s\" has no vertex %d (%d vertices%s)",
-                                   sc->path, where, k, B->name, sel->indices[k], nv,
-                                   on_q && B->nq != B->nx ? " in its coarse mesh" : "");
-    }
-    if (n == 0 && !sel->allow_empty)
-        return ct_diag_add(diag, CT_EINPUT, "%s: %s: selects no vertex (\"allow_empty\": true if that is meant)",
-                           sc->path, where);
-    return CT_OK;
-}
-
-/* ct_sim_select, then check_selection: on failure nothing is returned in *idx. */
-static ct_status select_checked(const ct_sim *s, const ct_selector *sel, int on_q, const char *where, int **idx,
-                                int *n, ct_diag *diag)
-{
-    if (ct_sim_select(s, sel, on_q, idx, n) != CT_OK) return ct_diag_add(diag, CT_ENOMEM, "out of memory");
-    ct_status st = check_selection(s, sel, on_q, *n, where, diag);
-    if (st != CT_OK) {
-        free(*idx);
-        *idx = NULL;
-    }
-    return st;
-}
-
 /* The probes' selections, checked as those of fixed and loads. */
 static ct_status check_probe_selections(ct_sim *s, ct_diag *diag)
 {
@@ -421,7 +224,7 @@ static ct_status check_probe_selections(ct_sim *s, ct_diag *diag)
         int *idx = NULL, n = 0;
         char where[64];
         snprintf(where, sizeof where, "/probes/%d/select", i);
-        ct_status st = select_checked(s, &p->sel, p->kind == CT_PROBE_REACTION, where, &idx, &n, diag);
+        ct_status st = ct_sim_select_checked(s, &p->sel, p->kind == CT_PROBE_REACTION, where, &idx, &n, diag);
         free(idx);
         if (st != CT_OK) return st;
     }
@@ -441,7 +244,7 @@ static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
             int *idx = NULL, n = 0;
             char where[64];
             snprintf(where, sizeof where, "/bodies/%d/fixed/%d/select", b, f);
-            ct_status st = select_checked(s, &sel, 1, where, &idx, &n, diag);
+            ct_status st = ct_sim_select_checked(s, &sel, 1, where, &idx, &n, diag);
             if (st != CT_OK) return st;
             for (int i = 0; i < n; ++i) {
                 s->qv_dirichlet[idx[i]] = f;
@@ -572,7 +375,7 @@ static ct_status build_loads(ct_sim *s, ct_diag *diag)
             int *idx = NULL, n = 0;
             char where[64];
             snprintf(where, sizeof where, "/bodies/%d/loads/%d/select", b, j);
-            ct_status st = select_checked(s, &sel, 0, where, &idx, &n, diag);
+            ct_status st = ct_sim_select_checked(s, &sel, 0, where, &idx, &n, diag);
             if (st != CT_OK) return st;
             double *w = s->load_w + s->load_off[l], sum = 0.0, len = ld->length;
             if (ld->dist == CT_LOAD_LINEAR && !(len > 0)) {

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contactlab/ct_scene.h"
-#include "contactlab/ct_sim.h"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -17,16 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!text) return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    ct_diag d;
-    ct_diag_init(&d);
-    d.max_msgs = 64;
-    ct_scene sc;
-    if (ct_scene_parse(&sc, text, "fuzz.json", "tests/data/scenes", NULL, 0, &d) == CT_OK) {
-        ct_sim *sim = NULL;
-        if (ct_sim_create(&sim, &sc, &d) == CT_OK) ct_sim_destroy(sim);
-    }
-    ct_scene_free(&sc);
-    ct_diag_free(&d);
+    fuzz_check_scene(text, "fuzz.json", "tests/data/scenes", NULL, 0);
     free(text);
     return 0;
 }

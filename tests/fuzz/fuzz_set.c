@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contactlab/ct_scene.h"
-#include "contactlab/ct_sim.h"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,16 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ov[n++] = line;
         line = nl ? nl + 1 : NULL;
     }
-    ct_diag d;
-    ct_diag_init(&d);
-    d.max_msgs = 64;
-    ct_scene sc;
-    if (ct_scene_parse(&sc, scene, "fuzz_set.json", ".", ov, n, &d) == CT_OK) {
-        ct_sim *sim = NULL;
-        if (ct_sim_create(&sim, &sc, &d) == CT_OK) ct_sim_destroy(sim);
-    }
-    ct_scene_free(&sc);
-    ct_diag_free(&d);
+    fuzz_check_scene(scene, "fuzz_set.json", ".", ov, n);
     free(text);
     return 0;
 }

@@ -19,6 +19,10 @@ typedef struct ct_run_opts {
                               environment's CT_PROGRESS_EVERY if set) */
 } ct_run_opts;
 
+/* The file a run of sc writes: `output` if given, else the scene's output.file, else
+ * "<name>.h5" (formatted into buf). */
+const char *ct_run_output_path(const ct_scene *sc, const char *output, char *buf, size_t size);
+
 /* Run the scene; the output file holds every step logged up to a failure. */
 ct_status ct_run(ct_sim *sim, const ct_run_opts *opts, ct_diag *diag);
 
