@@ -44,13 +44,16 @@ def ref_name(s):
     return None
 
 
+HUGE = 1e30  # every number's magnitude bound (CT_NUMBER_HUGE), stated once in the introduction
+
+
 def range_text(s):
     parts = []
-    if "minimum" in s:
+    if "minimum" in s and s["minimum"] != -HUGE:
         parts.append(f"≥ {num(s['minimum'])}")
     if "exclusiveMinimum" in s:
         parts.append(f"> {num(s['exclusiveMinimum'])}")
-    if "maximum" in s:
+    if "maximum" in s and s["maximum"] != HUGE:
         parts.append(f"≤ {num(s['maximum'])}")
     if "exclusiveMaximum" in s:
         parts.append(f"< {num(s['exclusiveMaximum'])}")
@@ -157,7 +160,8 @@ def main():
            "values marked 3D do not exist in 2D scenes (the schema's `scene_2d` / `scene_3d` definitions say",
            "so exactly). Units are SI. Rules that tie a value to another part of the scene (names that must",
            "exist, `duration` ≥ `dt`, a selector that must pick a vertex, a file that must be readable) are",
-           "checked by `contactlab check`, not by the schema.", "",
+           "checked by `contactlab check`, not by the schema. Every number is 0 or of magnitude between 1e-30",
+           "and 1e30 (so that no input can overflow the solver's arithmetic); the tables state narrower ranges.", "",
            "## Objects", ""]
     for n in objects:
         object_section(n, defs[n], set(objects), out)

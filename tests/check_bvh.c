@@ -21,6 +21,7 @@
 
 #include "contactlab/ct_broadphase.h"
 #include "contactlab/ct_bvh.h"
+#include "contactlab/ct_distance.h"
 #include "contactlab/ct_mesh.h"
 #include "contactlab/ct_neighbors.h"
 
@@ -796,6 +797,90 @@ START_TEST(test_broadphase_edge_cases)
 }
 END_TEST
 
+/* ct_broadphase_self_closest: the nearest pair of a part's own surface primitives that share no
+ * vertex. 2D: a 1 x 0.5 rectangle of one cell (its boundary: 4 segments): a vertex and a segment
+ * without it are 0.5 (across the short side) or 1 apart, so the nearest is 0.5; a second
+ * rectangle 0.1 away is another part and does not count. 3D: a box of 2 x 1 x 1 cells with
+ * perturbed vertices against every vertex–face and edge–edge pair by brute force. */
+START_TEST(test_broadphase_self_closest)
+{
+    ct_mesh m;
+    ct_surface s;
+    ct_self_closest sc;
+    {
+        const double o[2] = {0, 0}, sz[2] = {1, 0.5};
+        ck_assert_int_eq(ct_mesh_rect(&m, o, sz, 1, 1), CT_OK);
+        /* a second copy 0.1 above: vertices 4..7 */
+        double *X = malloc(sizeof(double) * 16);
+        for (int i = 0; i < 4; ++i) {
+            X[2 * i] = m.X[2 * i], X[2 * i + 1] = m.X[2 * i + 1];
+            X[8 + 2 * i] = m.X[2 * i], X[8 + 2 * i + 1] = m.X[2 * i + 1] + 0.6;
+        }
+        ck_assert_int_eq(ct_surface_build(&s, &m, NULL), CT_OK);
+        ck_assert_int_eq(s.ned, 4);
+        /* the two copies' surfaces as one: edges of the second shifted by 4 */
+        ct_surface two = s;
+        int *edges = malloc(sizeof(int) * 16), *bv = malloc(sizeof(int) * 8), part[8];
+        for (int e = 0; e < 8; ++e) edges[2 * e] = s.edges[2 * (e % 4)] + 4 * (e / 4),
+                                    edges[2 * e + 1] = s.edges[2 * (e % 4) + 1] + 4 * (e / 4);
+        for (int v = 0; v < 8; ++v) bv[v] = v, part[v] = v / 4;
+        two.nv = 8, two.ned = 8, two.nbv = 8, two.edges = edges, two.bverts = bv;
+        ck_assert_int_eq(ct_broadphase_self_closest(&two, X, part, NULL, 0.6, 1, &sc), CT_OK);
+        ck_assert_int_eq(sc.kind, CT_SELF_VE);
+        ck_assert_double_eq_tol(sc.d, 0.5, 1e-15);
+        ck_assert_int_eq(part[sc.a], part[edges[2 * sc.b]]);
+        for (int k = 0; k < 2; ++k) ck_assert(sc.a != edges[2 * sc.b + k]);
+        /* nothing within 0.5 (the bound is strict); nothing movable: nothing */
+        ck_assert_int_eq(ct_broadphase_self_closest(&two, X, part, NULL, 0.5, 1, &sc), CT_OK);
+        ck_assert_int_eq(sc.kind, CT_SELF_NONE);
+        unsigned char mov[8] = {0};
+        ck_assert_int_eq(ct_broadphase_self_closest(&two, X, part, mov, 0.6, 1, &sc), CT_OK);
+        ck_assert_int_eq(sc.kind, CT_SELF_NONE);
+        ck_assert_int_eq(ct_broadphase_self_closest(&two, X, NULL, NULL, 0.6, 1, &sc), CT_EINPUT);
+        free(edges), free(bv), free(X);
+        ct_surface_free(&s);
+        ct_mesh_free(&m);
+    }
+    {
+        const double o[3] = {0, 0, 0}, sz[3] = {2, 1, 1};
+        const int cells[3] = {2, 1, 1};
+        ck_assert_int_eq(ct_mesh_box(&m, o, sz, cells), CT_OK);
+        uint64_t r = 12345;
+        for (int i = 0; i < 3 * m.nv; ++i) {
+            r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+            m.X[i] += 0.1 * ((double)(r >> 11) / 9007199254740992.0 - 0.5);
+        }
+        ck_assert_int_eq(ct_surface_build(&s, &m, NULL), CT_OK);
+        int *part = calloc((size_t)m.nv, sizeof *part);
+        double best = INFINITY, d2;
+        for (int k = 0; k < s.nbv; ++k)
+            for (int f = 0; f < s.nf; ++f) {
+                const int v = s.bverts[k], *F = s.faces + 3 * f;
+                if (v == F[0] || v == F[1] || v == F[2]) continue;
+                ct_pt_classify_d2(m.X + 3 * v, m.X + 3 * F[0], m.X + 3 * F[1], m.X + 3 * F[2], &d2);
+                best = fmin(best, d2);
+            }
+        for (int a = 0; a < s.ned; ++a)
+            for (int b = a + 1; b < s.ned; ++b) {
+                const int *A = s.edges + 2 * a, *B = s.edges + 2 * b;
+                if (A[0] == B[0] || A[0] == B[1] || A[1] == B[0] || A[1] == B[1]) continue;
+                ct_ee_classify_d2(m.X + 3 * A[0], m.X + 3 * A[1], m.X + 3 * B[0], m.X + 3 * B[1], &d2, NULL, NULL);
+                best = fmin(best, d2);
+            }
+        best = sqrt(best);
+        ck_assert(best > 0.1 && best < 1.0);
+        ck_assert_int_eq(ct_broadphase_self_closest(&s, m.X, part, NULL, 10.0, 2, &sc), CT_OK);
+        ck_assert(sc.kind == CT_SELF_VF || sc.kind == CT_SELF_EE);
+        ck_assert_double_eq_tol(sc.d, best, 1e-14);
+        ck_assert_int_eq(ct_broadphase_self_closest(&s, m.X, part, NULL, best * (1 - 1e-12), 2, &sc), CT_OK);
+        ck_assert_int_eq(sc.kind, CT_SELF_NONE);
+        free(part);
+        ct_surface_free(&s);
+        ct_mesh_free(&m);
+    }
+}
+END_TEST
+
 /* Two 50x1x50-cell plates, gap 1e-3, inflate 2e-3: timings and a contact sanity check. */
 START_TEST(test_broadphase_plates_timing)
 {
@@ -991,6 +1076,7 @@ static Suite *bvh_suite(void)
     tcase_add_test(tc, test_broadphase_folded);
     tcase_add_test(tc, test_broadphase_ccd);
     tcase_add_test(tc, test_broadphase_edge_cases);
+    tcase_add_test(tc, test_broadphase_self_closest);
     tcase_add_test(tc, test_broadphase_plates_timing);
     tcase_add_test(tc, test_neighbors_vs_brute);
     suite_add_tcase(s, tc);

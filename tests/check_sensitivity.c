@@ -298,20 +298,25 @@ static void press_json(char *buf, size_t n, double theta)
     if (press_which == 0) p = theta;
     else if (press_which == 1) s = theta;
     else f = theta;
+    char loads[160] = ""; /* a kinematic block takes no load */
+    if (press_on_slab != 2)
+        snprintf(loads, sizeof loads,
+                 ",\"loads\":[{\"select\":{\"side\":\"+x\"},\"force\":[%.17g,0],\"weight\":\"area\"}]", f);
     snprintf(buf, n,
              "{\"dim\":2,\"time\":{\"dt\":1,\"duration\":1,\"integrator\":\"static\"},"
              "\"solver\":{\"newton_tol\":1e-13,\"force_tol\":1e-12,\"threads\":1%s},\"contact\":%s,%s"
              "\"bodies\":[{\"name\":\"block\",\"mesh\":{\"generator\":\"rect\",\"size\":[0.1,0.05],\"cells\":[4,2],"
              "\"transform\":{\"translate\":[0,0.0005]}},"
-             "%s\"fixed\":{\"select\":%s,\"motion\":[{\"until\":1,\"velocity\":[%.17g,%.17g]}]},"
-             "\"loads\":[{\"select\":{\"side\":\"+x\"},\"force\":[%.17g,0],\"weight\":\"area\"}]}%s]}",
+             "%s\"fixed\":{\"select\":%s,\"motion\":[{\"until\":1,\"velocity\":[%.17g,%.17g]}]}"
+             "%s}%s]}",
              press_solver, press_contact,
              press_on_slab ? ""
                            : "\"obstacles\":[{\"name\":\"floor\",\"type\":\"halfspace\",\"point\":[0,0],"
                              "\"normal\":[0,1]}],",
              press_on_slab == 2 ? "\"kinematic\":true,"
                                 : "\"material\":{\"model\":\"neo_hookean\",\"E\":1e5,\"nu\":0.3,\"density\":1000},",
-             press_on_slab == 2 ? "\"all\"" : "{\"side\":\"+y\"}", s, -p, f,
+             press_on_slab == 2 ? "\"all\"" : "{\"side\":\"+y\"}", s, -p,
+             loads,
              press_on_slab ? ",{\"name\":\"slab\",\"mesh\":{\"generator\":\"rect\",\"size\":[0.2,0.02],"
                              "\"cells\":[8,2],\"transform\":{\"translate\":[-0.05,-0.02]}},"
                              "\"material\":{\"model\":\"neo_hookean\",\"E\":1e5,\"nu\":0.3,\"density\":1000},"

@@ -169,5 +169,26 @@ if [ $rc -eq 1 ] && grep -q "step 0: model ipc: max_step could not resolve a saf
 else
     bad "1e10 m/s: rc=$rc $(tail -c 300 "$tmp/fast.err")"
 fi
+# an output folder that does not exist: run refuses it at set-up (exit 2, naming -o or /output/file);
+# check warns (the run may happen in another working directory)
+"$CL" run tests/data/scenes/run/rest_ipc.json -o "$tmp/no/such/dir/x.h5" --quiet </dev/null 2> "$tmp/od.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "-o $tmp/no/such/dir/x.h5: cannot write the output file in \"$tmp/no/such/dir\"" "$tmp/od.err" \
+    && ok "-o in a missing folder: exit 2 before the run" || bad "-o in a missing folder: rc=$rc $(cat "$tmp/od.err")"
+"$CL" run tests/data/scenes/run/rest_ipc.json --set "output.file=\"$tmp/no/x.h5\"" --quiet </dev/null 2> "$tmp/od.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "rest_ipc.json: /output/file: cannot write the output file" "$tmp/od.err" \
+    && ok "output.file in a missing folder: exit 2 naming /output/file" || bad "output.file: rc=$rc $(cat "$tmp/od.err")"
+"$CL" check tests/data/scenes/run/rest_ipc.json --set "output.file=\"$tmp/no/x.h5\"" </dev/null >/dev/null 2> "$tmp/od.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "warning: .*/output/file: the folder" "$tmp/od.err" \
+    && ok "check: a warning for the missing output folder" || bad "check output folder: rc=$rc $(cat "$tmp/od.err")"
+# a failure inside a step that no stage explains still names the step and the model (here the
+# contact energy overflows: every term is infinite at 1e20 m/s)
+timeout 120 "$CL" run tests/data/scenes/run/rest_ipc.json -o "$tmp/nf.h5" --quiet --threads 1 --steps 3 \
+    --set 'bodies.0.velocity=[1e20,0,0]' </dev/null 2> "$tmp/nf.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "step 0 (t = 0): model ipc: non-finite value" "$tmp/nf.err" \
+    && ok "1e20 m/s: exit 1 naming step 0, the model and the non-finite value" || bad "1e20 m/s: rc=$rc $(cat "$tmp/nf.err")"
 echo "cli_run: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -114,6 +114,15 @@ double ct_params_get(const ct_params *p, const char *name)
     return i < 0 ? NAN : p->value[i];
 }
 
+int ct_number_magnitude_check(double v, char *msg, size_t n)
+{
+    const double a = fabs(v);
+    if (v == 0.0 || (a >= CT_NUMBER_TINY && a <= CT_NUMBER_HUGE)) return 0;
+    snprintf(msg, n, "must be 0 or of magnitude between %g and %g (got %g): a number %s cannot be computed with",
+             CT_NUMBER_TINY, CT_NUMBER_HUGE, v, a > CT_NUMBER_HUGE ? "this large" : "this small");
+    return -1;
+}
+
 int ct_param_check(const ct_param_spec *s, double v, char *msg, size_t n)
 {
     if (s->type == CT_PARAM_BOOL) {
@@ -140,6 +149,7 @@ int ct_param_check(const ct_param_spec *s, double v, char *msg, size_t n)
         snprintf(msg, n, "must be an integer (got %g)", v);
         return -1;
     }
+    if (s->type == CT_PARAM_REAL && ct_number_magnitude_check(v, msg, n) != 0) return -1;
     int lo_bad = (s->flags & CT_PARAM_MIN_EXCL) ? !(v > s->min) : !(v >= s->min);
     int hi_bad = (s->flags & CT_PARAM_MAX_EXCL) ? !(v < s->max) : !(v <= s->max);
     if (lo_bad) {

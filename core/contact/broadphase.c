@@ -22,6 +22,7 @@
  */
 #include "contactlab/ct_broadphase.h"
 
+#include "contactlab/ct_distance.h"
 #include "contactlab/ct_parallel.h"
 
 #include <float.h>
@@ -197,4 +198,51 @@ ct_status ct_broadphase_ccd(const ct_surface *s, const double *x, const double *
 {
     if (!dx) return CT_EINPUT;
     return broadphase(s, x, dx, movable, inflate, threads, out);
+}
+
+ct_status ct_broadphase_self_closest(const ct_surface *s, const double *x, const int *part,
+                                     const unsigned char *movable, double within, int threads,
+                                     ct_self_closest *out)
+{
+    *out = (ct_self_closest){CT_SELF_NONE, -1, -1, -1, INFINITY};
+    if (!part || !(within > 0.0)) return CT_EINPUT;
+    ct_candidates c;
+    ct_candidates_init(&c);
+    ct_status st = ct_broadphase_proximity(s, x, movable, within, threads, &c);
+    if (st != CT_OK) {
+        ct_candidates_free(&c);
+        return st;
+    }
+    const int dim = s->dim;
+    double best = within * within;
+    /* vertex–face (3D) or vertex–edge (2D): the candidate lists hold no pair sharing a vertex */
+    const ct_pair_list *L = dim == 3 ? &c.vf : &c.ve;
+    for (long i = 0; i < L->n; ++i) {
+        const int v = L->ij[2 * i], q = L->ij[2 * i + 1];
+        const int *pv = dim == 3 ? s->faces + 3 * (size_t)q : s->edges + 2 * (size_t)q;
+        if (part[pv[0]] != part[v]) continue;
+        double d2;
+        if (dim == 3)
+            ct_pt_classify_d2(x + 3 * (size_t)v, x + 3 * (size_t)pv[0], x + 3 * (size_t)pv[1], x + 3 * (size_t)pv[2],
+                              &d2);
+        else
+            ct_pe_classify_d2(2, x + 2 * (size_t)v, x + 2 * (size_t)pv[0], x + 2 * (size_t)pv[1], &d2);
+        if (d2 < best) {
+            best = d2;
+            *out = (ct_self_closest){dim == 3 ? CT_SELF_VF : CT_SELF_VE, v, q, part[v], sqrt(d2)};
+        }
+    }
+    for (long i = 0; dim == 3 && i < c.ee.n; ++i) {
+        const int *ea = s->edges + 2 * (size_t)c.ee.ij[2 * i], *eb = s->edges + 2 * (size_t)c.ee.ij[2 * i + 1];
+        if (part[ea[0]] != part[eb[0]]) continue;
+        double d2;
+        ct_ee_classify_d2(x + 3 * (size_t)ea[0], x + 3 * (size_t)ea[1], x + 3 * (size_t)eb[0], x + 3 * (size_t)eb[1],
+                          &d2, NULL, NULL);
+        if (d2 < best) {
+            best = d2;
+            *out = (ct_self_closest){CT_SELF_EE, c.ee.ij[2 * i], c.ee.ij[2 * i + 1], part[ea[0]], sqrt(d2)};
+        }
+    }
+    ct_candidates_free(&c);
+    return CT_OK;
 }

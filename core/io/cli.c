@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,6 +113,29 @@ static ct_status check_overwrite(const char *path, int force, ct_diag *d)
     return ct_diag_add(d, CT_EINPUT, "%s exists: --force overwrites it (or choose another -o)", path);
 }
 
+/* The output file's folder must exist and be writable: for run an input error naming where the path
+ * came from (-o, the scene's /output/file, or the default name), for check a warning (the run may
+ * happen in another working directory). */
+static ct_status check_output_dir(const char *path, const char *scene, const char *from_o, int run, ct_diag *d)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    struct stat sb;
+    const char *why = stat(dir, &sb) != 0 ? strerror(errno) : !S_ISDIR(sb.st_mode) ? "not a directory"
+                    : access(dir, W_OK | X_OK) != 0 ? strerror(errno) : NULL;
+    if (!why) return CT_OK;
+    char where[4200];
+    if (from_o) snprintf(where, sizeof where, "-o %s", path);
+    else snprintf(where, sizeof where, "%s: /output/file", scene);
+    if (!run)
+        return ct_diag_add(d, CT_OK, "warning: %s: the folder \"%s\" of the output file: %s (a run from this "
+                           "directory would stop there)", where, dir, why);
+    return ct_diag_add(d, CT_EINPUT, "%s: cannot write the output file in \"%s\": %s", where, dir, why);
+}
+
 /* SIGINT / SIGTERM during a run: the first asks ct_run to stop after the step in progress and close
  * the file (ct_run_request_stop); a second one ends the program at once (the file keeps its flushed
  * steps, readable as a SWMR reader). */
@@ -151,6 +175,7 @@ static int cmd_run_or_check(int argc, char **argv, int run)
     ct_sim *sim = NULL;
     char defpath[512];
     const char *outpath = st == CT_OK ? ct_run_output_path(&sc, o.out, defpath, sizeof defpath) : NULL;
+    if (st == CT_OK && (run || sc.output_file)) st = check_output_dir(outpath, o.scene, o.out, run, &d);
     if (st == CT_OK && run) st = check_overwrite(outpath, o.force, &d);
     int sig = 0; /* the signal that stopped the run */
     if (st == CT_OK) {

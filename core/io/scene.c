@@ -332,6 +332,8 @@ static void read_initial_state(sj *c, json_t *root, ct_scene *sc)
     }
     ct_sj_int(c, o, "frame", SJ_OPTIONAL, -1, INT_MIN, INT_MAX, &sc->init_frame);
     ct_sj_enum(c, o, "velocity", SJ_OPTIONAL, ct_sk_velocity_sources, 0, &sc->init_velocity);
+    if (sc->init_velocity && sc->integrator == CT_INTEGRATOR_STATIC)
+        ct_sj_error(c, "velocity", "the static integrator has no velocities (time.integrator is \"static\")");
     ct_sj_pop(c);
 }
 

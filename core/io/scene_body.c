@@ -371,6 +371,10 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
                 if (ang[0] == ang[1]) {
                     ct_sj_error(c, "angles_deg", "the two angles must differ (got %g twice)", ang[0]);
                     ok = 0;
+                } else if (fabs(ang[1] - ang[0]) > 360.0 * (1.0 + 1e-12)) { /* (the tolerance of ct_mesh_arc) */
+                    ct_sj_error(c, "angles_deg", "the arc spans %g degrees: at most 360 (a longer arc would lie on "
+                                "itself)", fabs(ang[1] - ang[0]));
+                    ok = 0;
                 }
                 m->angle0 = ang[0] * DEG2RAD;
                 m->angle1 = ang[1] * DEG2RAD;
@@ -378,6 +382,10 @@ static int read_mesh(sj *c, json_t *parent, const char *key, const ct_scene *sc,
                 ok = 0;
             }
             ok &= ct_sj_int(c, o, "segments", SJ_REQUIRED, 0, 1, CT_SCENE_MAX_SEGMENTS, &m->segments);
+            if (ok && fabs(fabs(ang[1] - ang[0]) - 360.0) <= 1e-12 * 360.0 && m->segments < 3) {
+                ct_sj_error(c, "segments", "a full circle needs at least 3 segments (got %d)", m->segments);
+                ok = 0;
+            }
             *kind = MESH_SURFACE;
         }
     }
@@ -598,7 +606,17 @@ static void read_body(sj *c, json_t *b, ct_scene *sc, int i)
     } else if (mesh_ok || kind != MESH_UNKNOWN || json_object_get(b, "material")) {
         read_material(c, b, bs); /* (not demanded when a broken mesh spec hides the mesh kind) */
     }
+    /* a prescribed body moves by its motion alone; statics has no velocities (a zero velocity and
+     * an empty list of loads, as the resolved scene states the defaults, are fine) */
     ct_sj_vec(c, b, "velocity", SJ_OPTIONAL, sc->dim, NULL, SJ_ANY, bs->v0);
+    int given_v = 0;
+    for (int k = 0; k < sc->dim; ++k) given_v |= bs->v0[k] != 0.0;
+    if (given_v && bs->kinematic)
+        ct_sj_error(c, "velocity", "a kinematic body moves by its \"fixed\" motion alone (give the velocity there)");
+    else if (given_v && sc->integrator == CT_INTEGRATOR_STATIC)
+        ct_sj_error(c, "velocity", "the static integrator has no velocities (time.integrator is \"static\")");
+    if (json_array_size(json_object_get(b, "loads")) > 0 && bs->kinematic)
+        ct_sj_error(c, "loads", "a kinematic body's vertices are all prescribed: a load on them does nothing");
 
     /* per-body contact parameters (overrides of the model's CT_PARAM_PER_BODY parameters); with an
      * unknown model (already reported) they cannot be checked */

@@ -233,6 +233,11 @@ int ct_sj_value_real(sj *c, const json_t *v, const char *key, sj_range r, double
         ct_sj_error(c, key, "must be a finite number");
         return 0;
     }
+    char msg[192];
+    if (ct_number_magnitude_check(x, msg, sizeof msg) != 0) {
+        ct_sj_error(c, key, "%s", msg);
+        return 0;
+    }
     if (!range_ok(c, key, x, r)) return 0;
     *out = x;
     return 1;

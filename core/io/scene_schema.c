@@ -157,10 +157,11 @@ static const ct_sk_field body_fields[] = {
      .doc = "fully prescribed by its motion (default: true for surface meshes, which must be kinematic)"},
     {.key = "material", .kind = SK_OBJECT, .obj = &ct_sk_material,
      .doc = "required for a body that is not kinematic, not allowed for one that is"},
-    {.key = "velocity", .kind = SK_VEC, .unit = "m/s", .doc = "initial velocity of every vertex (default: zero)"},
+    {.key = "velocity", .kind = SK_VEC, .unit = "m/s",
+     .doc = "initial velocity of every vertex (default: zero; not for a kinematic body, nor with the static integrator)"},
     {.key = "fixed", .kind = SK_REF, .ref = "fixed_list",
      .doc = "Dirichlet conditions: one entry or an array; a kinematic body needs one with \"select\": \"all\""},
-    {.key = "loads", .kind = SK_ARRAY, .obj = &ct_sk_load, .doc = "external forces"},
+    {.key = "loads", .kind = SK_ARRAY, .obj = &ct_sk_load, .doc = "external forces (not for a kinematic body)"},
     {.key = "contact", .kind = SK_REF, .ref = "body_contact",
      .doc = "this body's values of the model's per-body parameters (`contactlab models`: \"(per body)\")"},
     {0}};
@@ -227,7 +228,8 @@ static const ct_sk_field mesh_arc_fields[] = {
     {.key = "generator", .kind = SK_ENUM, .flags = REQ, .choices = arc_generator, .doc = "arc"},
     {.key = "center", .kind = SK_NUMS, .flags = REQ, .n = 2, .unit = "m", .doc = "[x, y]"},
     {.key = "radius", .kind = SK_NUMBER, REQ_GT(0), .unit = "m", .doc = "radius"},
-    {.key = "angles_deg", .kind = SK_NUMS, .flags = REQ, .n = 2, .unit = "deg", .doc = "start and end angle (distinct)"},
+    {.key = "angles_deg", .kind = SK_NUMS, .flags = REQ, .n = 2, .unit = "deg",
+     .doc = "start and end angle: distinct, at most 360 apart (a full circle needs 3 segments)"},
     {.key = "segments", .kind = SK_INTEGER, .flags = REQ | SK_MIN | SK_MAX, .lo = 1, .hi = CT_SCENE_MAX_SEGMENTS,
      .doc = "segments along the arc"},
     TRANSFORM_FIELD,
@@ -282,7 +284,8 @@ static const ct_sk_field box_fields[] = {
 const ct_sk_object ct_sk_box = {.name = "box", .doc = "An axis-aligned box (inclusive).", .fields = box_fields};
 
 static const ct_sk_field fixed_fields[] = {
-    {.key = "select", .kind = SK_REF, .ref = "selector", .def = "\"all\"", .doc = "the held vertices"},
+    {.key = "select", .kind = SK_REF, .ref = "selector", .def = "\"all\"",
+     .doc = "the held vertices (entries may overlap where they prescribe the same motion)"},
     {.key = "motion", .kind = SK_ARRAY, .obj = &ct_sk_segment,
      .doc = "piecewise rigid motion, segments in time order (none: held in place)"},
     {0}};
@@ -471,6 +474,13 @@ static json_t *number(sb *b, const char *type, unsigned flags, double lo, double
     if (flags & SK_XMIN) put(b, s, "exclusiveMinimum", json_real(lo));
     if (flags & SK_MAX) put(b, s, "maximum", json_real(hi));
     if (flags & SK_XMAX) put(b, s, "exclusiveMaximum", json_real(hi));
+    if (strcmp(type, "number") == 0) { /* 0 or a magnitude in [CT_NUMBER_TINY, CT_NUMBER_HUGE] (ct_params.h) */
+        if (!(flags & (SK_MIN | SK_XMIN)) || lo < -CT_NUMBER_HUGE) put(b, s, "minimum", json_real(-CT_NUMBER_HUGE));
+        if (!(flags & (SK_MAX | SK_XMAX)) || hi > CT_NUMBER_HUGE) put(b, s, "maximum", json_real(CT_NUMBER_HUGE));
+        if (!(flags & (SK_MIN | SK_XMIN)) || lo < CT_NUMBER_TINY)
+            put(b, s, "allOf", json_pack("[{s{sfsfs{si}}}]", "not", "exclusiveMinimum", -CT_NUMBER_TINY,
+                                         "exclusiveMaximum", CT_NUMBER_TINY, "not", "const", 0));
+    }
     return s;
 }
 
@@ -693,7 +703,8 @@ static void def_forms(sb *b)
 }
 
 /* The rules of read_body that tie keys together: a body that is kinematic, or has a surface mesh
- * (a polyline, an arc, an .obj file: kinematic by force), takes no material; any other needs one. */
+ * (a polyline, an arc, an .obj file: kinematic by force), takes no material, velocity or loads;
+ * any other needs a material. */
 static void body_rules(sb *b, json_t *body)
 {
     json_t *kinematic = json_pack("{s[s]s{s{sb}}}", "required", "kinematic", "properties", "kinematic", "const", 1);
@@ -702,7 +713,11 @@ static void body_rules(sb *b, json_t *body)
         "required", "generator", "properties", "generator", "enum", "polyline", "arc", "required", "file",
         "properties", "file", "pattern", "\\.[oO][bB][jJ]$");
     put(b, body, "if", json_pack("{s[oo]}", "anyOf", kinematic, surface));
-    put(b, body, "then", json_pack("{s{s[s]}}", "not", "required", "material"));
+    /* nor a nonzero initial velocity or any load: its motion is prescribed */
+    json_t *moving = json_pack("{s[s]s{s{s{s{si}}}}}", "required", "velocity", "properties", "velocity", "contains",
+                               "not", "const", 0);
+    json_t *loaded = json_pack("{s[s]s{s{si}}}", "required", "loads", "properties", "loads", "minItems", 1);
+    put(b, body, "then", json_pack("{s{s[{s[s]}oo]}}", "not", "anyOf", "required", "material", moving, loaded));
     put(b, body, "else", json_pack("{s[s]}", "required", "material"));
 }
 

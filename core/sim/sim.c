@@ -225,10 +225,22 @@ static ct_status check_probe_selections(ct_sim *s, ct_diag *diag)
         char where[64];
         snprintf(where, sizeof where, "/probes/%d/select", i);
         ct_status st = ct_sim_select_checked(s, &p->sel, p->kind == CT_PROBE_REACTION, where, &idx, &n, diag);
+        int held = 0; /* a reaction is that of the Dirichlet conditions: 0 on free vertices */
+        for (int k = 0; st == CT_OK && p->kind == CT_PROBE_REACTION && k < n; ++k)
+            held |= s->fixed[(size_t)idx[k] * s->dim];
         free(idx);
         if (st != CT_OK) return st;
+        if (p->kind == CT_PROBE_REACTION && n > 0 && !held)
+            return ct_diag_add(diag, CT_EINPUT, "%s: %s: none of the %d selected vertices is held (\"fixed\"), so "
+                               "their reaction is 0 at every step", sc->path, where, n);
     }
     return CT_OK;
+}
+
+/* Two fixed entries prescribe the same motion: both none, or the same segments. */
+static int same_motion(const ct_dirichlet *a, const ct_dirichlet *b)
+{
+    return a->nseg == b->nseg && (a->nseg == 0 || memcmp(a->seg, b->seg, (size_t)a->nseg * sizeof *a->seg) == 0);
 }
 
 static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
@@ -247,6 +259,14 @@ static ct_status build_dirichlet(ct_sim *s, ct_diag *diag)
             ct_status st = ct_sim_select_checked(s, &sel, 1, where, &idx, &n, diag);
             if (st != CT_OK) return st;
             for (int i = 0; i < n; ++i) {
+                const int prev = s->qv_dirichlet[idx[i]];
+                if (prev >= 0 && !same_motion(&bs->fixed[prev], &bs->fixed[f])) {
+                    const int v = idx[i] - B->q_off;
+                    free(idx);
+                    return ct_diag_add(diag, CT_EINPUT, "%s: %s: vertex %d is also held by /bodies/%d/fixed/%d, with "
+                                       "another motion: a vertex has one prescribed motion", sc->path, where, v, b,
+                                       prev);
+                }
                 s->qv_dirichlet[idx[i]] = f;
                 for (int c = 0; c < dim; ++c) s->fixed[(size_t)idx[i] * dim + c] = 1;
             }
@@ -403,12 +423,26 @@ static ct_status build_loads(ct_sim *s, ct_diag *diag)
                 w[kl] = wi;
                 sum += wi;
             }
+            int lin_zero = ld->dist == CT_LOAD_LINEAR;
             for (int i = 0; i < n; ++i) {
                 int k = idx[i], kl = k - B->x_off;
                 w[kl] = sum > 0 ? w[kl] / sum : 0.0;
-                if (ld->dist == CT_LOAD_LINEAR) w[kl] *= (s->X[(size_t)k * dim + ld->axis] - ld->center) / len;
+                if (ld->dist == CT_LOAD_LINEAR) {
+                    w[kl] *= (s->X[(size_t)k * dim + ld->axis] - ld->center) / len;
+                    lin_zero &= w[kl] == 0.0;
+                }
             }
             free(idx);
+            /* a load that would vanish cannot be what the scene asks for */
+            if (n > 0 && !(sum > 0))
+                return ct_diag_add(diag, CT_EINPUT, "%s: /bodies/%d/loads/%d/weight: the %d selected vertices have no "
+                                   "%s, so the load would be 0 (select %s, or another weight)", sc->path, b, j, n,
+                                   ld->weight == CT_WEIGHT_AREA ? "surface area" : "volume",
+                                   ld->weight == CT_WEIGHT_AREA ? "surface vertices" : "vertices of elements");
+            if (n > 0 && lin_zero)
+                return ct_diag_add(diag, CT_EINPUT, "%s: /bodies/%d/loads/%d/distribution: every selected vertex lies "
+                                   "at center = %g along %c, where the linear share is 0, so the load would be 0",
+                                   sc->path, b, j, ld->center, "xyz"[ld->axis]);
         }
     }
     return CT_OK;

@@ -160,7 +160,8 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
     ct_status st = ip_gradient(s, s->q, s->x, s->g, Hc);
     s->ctx.exact_hessian = 0;
     if (st != CT_OK)
-        return ct_diag_add(diag, st, "step %d: model %s: gradient or hessian failed", s->step, ct_model_name(s->model));
+        return ct_diag_add(diag, st, "step %d (t = %g): model %s: gradient or hessian failed (%s)", s->step, s->t,
+                           ct_model_name(s->model), ct_status_str(st));
     for (int ex = exact ? 1 : 0, first = 1;; ex = 0, first = 0) {
         if (first) {
             st = ct_step_springs_hessian(s, s->x, s->sc->solver.project_psd && !ex, Hc);
@@ -301,6 +302,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     S->min_distance = INFINITY;
     s->last_ok = 0;
     s->factor_exact = 0;
+    const size_t nmsg = ct_diag_count(diag);
     stage_predict(s, t1);
     ct_status st = stage_begin_step(s, diag);
     if (st == CT_OK)
@@ -314,6 +316,9 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     }
     s->last_ok = st == CT_OK;
     stage_log(s, wall0, &m0);
+    if (st != CT_OK && ct_diag_count(diag) == nmsg) /* a failure no stage explained: at least say where */
+        ct_diag_add(diag, st, "step %d (t = %g): model %s: %s", s->step, s->t, ct_model_name(s->model),
+                    ct_status_str(st));
     return st;
 }
 

@@ -283,6 +283,29 @@ static ct_status adhesion_init(ipc_state *st, const ct_step_ctx *c, ct_params *p
     return CT_OK;
 }
 
+/* The energy acts between a body's own surface features too (self-contact), so a body's rest
+ * shape must keep every two features that share no vertex farther apart than the reach (d̂, or
+ * d̂_a with adhesion): otherwise the barrier pushes them apart (adhesion pulls them together)
+ * before anything touches, the rest shape is not at rest, and a d̂ beyond the mesh's feature size
+ * crushes the body. */
+static ct_status check_rest_shape(const ipc_state *st, const ct_step_ctx *c, ct_diag *diag)
+{
+    ct_self_closest sc;
+    ct_status s = ct_broadphase_self_closest(c->surf, c->x_rest, c->vert_part, st->movable, st->reach, c->threads, &sc);
+    if (s != CT_OK || sc.kind == CT_SELF_NONE) return s;
+    char pair[96];
+    if (sc.kind == CT_SELF_EE) snprintf(pair, sizeof pair, "edges %d and %d", sc.a, sc.b);
+    else snprintf(pair, sizeof pair, "vertex %d and %s %d", sc.a, sc.kind == CT_SELF_VF ? "face" : "edge", sc.b);
+    const int adh = st->reach > st->dhat;
+    return ct_diag_add(diag, CT_EINPUT,
+                       "/contact/%s: %g m reaches across body '%s' at rest: its surface's %s share no vertex and "
+                       "are %.3g m apart, so the %s acts on the rest shape; use a %s below %.3g m (a contact distance: "
+                       "typically 1e-3 of the scene's size) or a coarser surface",
+                       adh ? "dhat_a" : "dhat", st->reach,
+                       c->part_names && sc.part >= 0 ? c->part_names[sc.part] : "?", pair, sc.d,
+                       adh ? "adhesion" : "barrier", adh ? "dhat_a" : "dhat", sc.d);
+}
+
 static ct_status ipc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
 {
     ipc_state *st = p;
@@ -338,7 +361,9 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag
     st->x_step0 = malloc((nxd + 1) * sizeof(double));
     if (!st->movable || !st->x_cached || !st->x_step0) return CT_ENOMEM;
     for (int v = 0; v < c->nx; ++v) st->movable[v] = !(c->vert_kinematic && c->vert_kinematic[v]);
-    ct_status s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
+    ct_status s = check_rest_shape(st, c, diag);
+    if (s != CT_OK) return s;
+    s = ct_contact_mesh_init(&st->cm, c->dim, c->surf, c->x_rest, c->vert_part, st->movable);
     if (s != CT_OK) return s;
     st->cm.quadrature = (int)prm->value[P_QUAD] == 1 ? CT_QUAD_VERTEX : CT_QUAD_FACE;
     st->cm.kin_sides = (int)prm->value[CT_IPC_P_KIN_QUAD] == 1 ? CT_KIN_TWO_SIDED : CT_KIN_ONE_SIDED;
@@ -439,7 +464,7 @@ static ct_status ipc_energy(void *p, const ct_step_ctx *c, const double *x, doub
     if (st->fs.n) e += ct_friction_energy(&st->fs, st->dim, x, st->x_step0, friction_eps(st, c), c->threads);
     st->t_pairs += now() - t0;
     *E = e;
-    return isnan(e) ? CT_ENOMEM : CT_OK;
+    return isnan(e) ? CT_ENONFINITE : CT_OK; /* (also what an allocation failure of the sum gives) */
 }
 
 static ct_status ipc_gradient(void *p, const ct_step_ctx *c, const double *x, double *g)

@@ -74,7 +74,7 @@ static const ct_param_spec lcp_pgs_params[] = {
                   "or at the end of the unconstrained motion, or meet on the way",
                   0},
     [P_THICK] = {"thickness", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_AUTO, NULL,
-                 "the constraints keep the end-of-step gap at least this (a resting contact then ends at a small "
+                 "the constraints keep the end-of-step gap at least this, below margin (a resting contact then ends at a small "
                  "positive gap instead of exactly 0, where round-off makes surfaces touch; auto: 1e-3 margin)",
                  1},
     [P_DEBOND] = {"debond_gap", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
@@ -148,12 +148,16 @@ void ct_lcp_pair_coef(const lcp_state *st, int pa, int pb, lcp_coef *k)
 
 static ct_status init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag *diag)
 {
-    (void)diag;
     lcp_state *st = p;
     const double *v = prm->value;
     st->mu = v[P_MU];
     st->beta0 = v[P_BETA0], st->margin = v[P_MARGIN];
     st->thick = prm->is_auto[P_THICK] ? 1e-3 * st->margin : v[P_THICK];
+    /* a contact forms below the margin and is kept at the thickness: at or beyond the margin it
+     * would be pushed out of its own detection range every step */
+    if (!(st->thick < st->margin))
+        return ct_diag_add(diag, CT_EINPUT, "/contact/thickness: %g m must be below margin = %g m (a contact forms "
+                           "closer than the margin and is held at the thickness)", st->thick, st->margin);
     prm->value[P_THICK] = st->thick;
     st->debond_auto = prm->is_auto[P_DEBOND];
     if (st->debond_auto) { /* logged: the scene-level pair's (bodies without overrides) */

@@ -35,4 +35,20 @@ ct_status ct_broadphase_ccd(const ct_surface *s, const double *x, const double *
                             const unsigned char *movable, double inflate, int threads,
                             ct_candidates *out);
 
+/* The closest pair of one part's own surface primitives that share no vertex, among the pairs
+ * nearer than `within` at x (part: the participant of each vertex, e.g. its body; pairs of two
+ * parts and pairs with no movable vertex are left out): vertex–face or edge–edge in 3D,
+ * vertex–edge in 2D. A contact model whose energy acts within `within` checks the rest shape with
+ * it: such a pair would be pushed apart (or pulled together) before anything touches. */
+typedef enum { CT_SELF_NONE = 0, CT_SELF_VF, CT_SELF_EE, CT_SELF_VE } ct_self_kind;
+typedef struct ct_self_closest {
+    ct_self_kind kind; /* CT_SELF_NONE: no pair nearer than within */
+    int a, b;          /* VF: vertex, face; EE: edge, edge; VE: vertex, edge */
+    int part;
+    double d;          /* their distance (m); INFINITY for CT_SELF_NONE */
+} ct_self_closest;
+ct_status ct_broadphase_self_closest(const ct_surface *s, const double *x, const int *part,
+                                     const unsigned char *movable, double within, int threads,
+                                     ct_self_closest *out);
+
 #endif

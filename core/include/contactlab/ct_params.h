@@ -9,6 +9,16 @@
 
 #include "ct_status.h"
 
+/* Every real number of a scene (and of a parameter table) is 0 or of magnitude in
+ * [CT_NUMBER_TINY, CT_NUMBER_HUGE]: products and quotients of a few such inputs, as the solver
+ * forms them (κ b(d), E·V, m v², 1/h²), stay far inside the double range, so no input can
+ * overflow or underflow the arithmetic into inf or NaN. */
+#define CT_NUMBER_HUGE 1e30
+#define CT_NUMBER_TINY 1e-30
+
+/* 0 if v is 0 or within those magnitudes; otherwise -1 and a message in msg. */
+int ct_number_magnitude_check(double v, char *msg, size_t n);
+
 typedef enum { CT_PARAM_REAL, CT_PARAM_INT, CT_PARAM_BOOL, CT_PARAM_CHOICE } ct_param_type;
 
 enum {

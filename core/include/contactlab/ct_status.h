@@ -20,7 +20,8 @@
     X(CT_ENOTPD, "matrix is not positive definite")                   \
     X(CT_ELIB, "library call failed")                                 \
     X(CT_EINVERTED, "inverted or degenerate element")                 \
-    X(CT_ENOTSUP, "operation not supported")
+    X(CT_ENOTSUP, "operation not supported")                         \
+    X(CT_ENONFINITE, "non-finite value (NaN or infinity)")
 
 typedef enum {
 #define CT_X_ENUM(code, msg) code,
