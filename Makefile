@@ -187,7 +187,8 @@ install: all
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/contactlab
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcontactlab.a
 	install -m 644 core/include/contactlab/*.h $(DESTDIR)$(PREFIX)/include/contactlab/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SUITESPARSE_INC@|$(SUITESPARSE_INC)|g' contactlab.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SUITESPARSE_INC@|$(SUITESPARSE_INC)|g' \
+	    -e 's|@EXTRA_LDFLAGS@|$(EXTRA_LDFLAGS)|g' contactlab.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/contactlab.pc
 
 clean:
