@@ -878,6 +878,27 @@ START_TEST(test_broadphase_self_closest)
         ct_surface_free(&s);
         ct_mesh_free(&m);
     }
+    {
+        /* a surface far finer than `within` (a 1 x 1 x 1 box of 2 x 200 x 2 cells, cell height
+         * 0.005, within 1): the nearest pair is found without listing every pair within 1 (the
+         * first query runs within the bound of ct_broadphase_self_closest); a vertex and the
+         * triangle across its face's opposite edge are at most 0.005 apart */
+        const double o[3] = {0, 0, 0}, sz[3] = {1, 1, 1};
+        const int cells[3] = {2, 200, 2};
+        ck_assert_int_eq(ct_mesh_box(&m, o, sz, cells), CT_OK);
+        ck_assert_int_eq(ct_surface_build(&s, &m, NULL), CT_OK);
+        int *part = calloc((size_t)m.nv, sizeof *part);
+        ck_assert_int_eq(ct_broadphase_self_closest(&s, m.X, part, NULL, 1.0, 2, &sc), CT_OK);
+        ck_assert(sc.kind == CT_SELF_VF || sc.kind == CT_SELF_EE);
+        ck_assert(sc.d > 0.0 && sc.d <= 0.005 * (1 + 1e-12));
+        /* the same answer as a query within the bound itself */
+        ct_self_closest sc2;
+        ck_assert_int_eq(ct_broadphase_self_closest(&s, m.X, part, NULL, 0.0051, 2, &sc2), CT_OK);
+        ck_assert_double_eq(sc.d, sc2.d);
+        free(part);
+        ct_surface_free(&s);
+        ct_mesh_free(&m);
+    }
 }
 END_TEST
 

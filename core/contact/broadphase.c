@@ -200,23 +200,14 @@ ct_status ct_broadphase_ccd(const ct_surface *s, const double *x, const double *
     return broadphase(s, x, dx, movable, inflate, threads, out);
 }
 
-ct_status ct_broadphase_self_closest(const ct_surface *s, const double *x, const int *part,
-                                     const unsigned char *movable, double within, int threads,
-                                     ct_self_closest *out)
+/* The nearest same-part pair among the candidates c, nearer than r (ct_broadphase_self_closest). */
+static void self_closest_of(const ct_surface *s, const double *x, const int *part, const ct_candidates *c, double r,
+                            ct_self_closest *out)
 {
-    *out = (ct_self_closest){CT_SELF_NONE, -1, -1, -1, INFINITY};
-    if (!part || !(within > 0.0)) return CT_EINPUT;
-    ct_candidates c;
-    ct_candidates_init(&c);
-    ct_status st = ct_broadphase_proximity(s, x, movable, within, threads, &c);
-    if (st != CT_OK) {
-        ct_candidates_free(&c);
-        return st;
-    }
     const int dim = s->dim;
-    double best = within * within;
+    double best = r * r;
     /* vertex–face (3D) or vertex–edge (2D): the candidate lists hold no pair sharing a vertex */
-    const ct_pair_list *L = dim == 3 ? &c.vf : &c.ve;
+    const ct_pair_list *L = dim == 3 ? &c->vf : &c->ve;
     for (long i = 0; i < L->n; ++i) {
         const int v = L->ij[2 * i], q = L->ij[2 * i + 1];
         const int *pv = dim == 3 ? s->faces + 3 * (size_t)q : s->edges + 2 * (size_t)q;
@@ -232,17 +223,60 @@ ct_status ct_broadphase_self_closest(const ct_surface *s, const double *x, const
             *out = (ct_self_closest){dim == 3 ? CT_SELF_VF : CT_SELF_VE, v, q, part[v], sqrt(d2)};
         }
     }
-    for (long i = 0; dim == 3 && i < c.ee.n; ++i) {
-        const int *ea = s->edges + 2 * (size_t)c.ee.ij[2 * i], *eb = s->edges + 2 * (size_t)c.ee.ij[2 * i + 1];
+    for (long i = 0; dim == 3 && i < c->ee.n; ++i) {
+        const int *ea = s->edges + 2 * (size_t)c->ee.ij[2 * i], *eb = s->edges + 2 * (size_t)c->ee.ij[2 * i + 1];
         if (part[ea[0]] != part[eb[0]]) continue;
         double d2;
         ct_ee_classify_d2(x + 3 * (size_t)ea[0], x + 3 * (size_t)ea[1], x + 3 * (size_t)eb[0], x + 3 * (size_t)eb[1],
                           &d2, NULL, NULL);
         if (d2 < best) {
             best = d2;
-            *out = (ct_self_closest){CT_SELF_EE, c.ee.ij[2 * i], c.ee.ij[2 * i + 1], part[ea[0]], sqrt(d2)};
+            *out = (ct_self_closest){CT_SELF_EE, c->ee.ij[2 * i], c->ee.ij[2 * i + 1], part[ea[0]], sqrt(d2)};
         }
     }
+}
+
+ct_status ct_broadphase_self_closest(const ct_surface *s, const double *x, const int *part,
+                                     const unsigned char *movable, double within, int threads,
+                                     ct_self_closest *out)
+{
+    *out = (ct_self_closest){CT_SELF_NONE, -1, -1, -1, INFINITY};
+    if (!part || !(within > 0.0)) return CT_EINPUT;
+    /* A query within `within` may find a huge number of pairs when the surface is much finer than
+     * that (every vertex against every face within it). So query first within a bound of the
+     * nearest pair's distance: a vertex v of a face (v, u, w) is at most d(v, uw) from the face on
+     * the other side of uw, which does not contain v (3D; 2D: v of a segment (v, u) is at most
+     * |v − u| from the next segment at u). That bound holds where the surface is closed; if the
+     * first query finds no pair of one part, a second one within `within` decides. */
+    double bound = INFINITY;
+    const int dim = s->dim;
+    if (dim == 3) {
+        for (int f = 0; f < s->nf; ++f) {
+            const int *F = s->faces + 3 * (size_t)f;
+            if (movable && !movable[F[0]] && !movable[F[1]] && !movable[F[2]]) continue;
+            for (int k = 0; k < 3; ++k) {
+                double d2;
+                ct_pe_classify_d2(3, x + 3 * (size_t)F[k], x + 3 * (size_t)F[(k + 1) % 3], x + 3 * (size_t)F[(k + 2) % 3],
+                                  &d2);
+                bound = fmin(bound, d2);
+            }
+        }
+    } else {
+        for (int e = 0; e < s->ned; ++e) {
+            const int *E = s->edges + 2 * (size_t)e;
+            if (movable && !movable[E[0]] && !movable[E[1]]) continue;
+            bound = fmin(bound, ct_pp_d2(2, x + 2 * (size_t)E[0], x + 2 * (size_t)E[1], NULL, NULL));
+        }
+    }
+    bound = sqrt(bound) * (1.0 + 1e-9);
+    ct_candidates c;
+    ct_candidates_init(&c);
+    ct_status st = CT_OK;
+    for (int pass = bound < within ? 0 : 1; pass < 2 && st == CT_OK && out->kind == CT_SELF_NONE; ++pass) {
+        const double r = pass == 0 ? bound : within;
+        st = ct_broadphase_proximity(s, x, movable, r, threads, &c);
+        if (st == CT_OK) self_closest_of(s, x, part, &c, r, out);
+    }
     ct_candidates_free(&c);
-    return CT_OK;
+    return st;
 }
