@@ -7,6 +7,7 @@
 # crash, a leak or a sanitizer report: the input is copied to tests/fuzz/found/<target>-<hash>
 # (keep it: it becomes a seed, and the fix gets a regression case). New corpus entries the runs
 # found are kept in the work folder only (FUZZ_KEEP=1: merged into tests/fuzz/corpus/).
+# FUZZ_TARGETS="scene set" runs only those targets (default: scene set mesh).
 set -u
 cd "$(dirname "$0")/.."
 secs=${1:-300}
@@ -28,7 +29,7 @@ LIBS="$(pkg-config --libs-only-L --libs-only-other hdf5) -lhdf5 -ljansson -lgsl 
 -llapacke -llapack -lblas -lm"
 INC="-Icore/include -Icore -I/usr/include/suitesparse $(pkg-config --cflags hdf5 jansson gsl lapacke)"
 fail=0
-for t in scene set mesh; do
+for t in ${FUZZ_TARGETS:-scene set mesh}; do
     bin=$B/fuzz_$t
     # shellcheck disable=SC2086
     if ! clang -std=c17 -O1 -g -fopenmp -fsanitize=fuzzer $SAN $INC tests/fuzz/fuzz_$t.c "$B/libcontactlab.a" \
