@@ -94,6 +94,7 @@
 #include "contactlab/ct_model.h"
 #include "contactlab/ct_scene.h"
 #include "contactlab/ct_sim.h"
+#include "sim/motion.h" /* ct_rotate_point */
 
 #include <lapacke.h>
 #include <math.h>
@@ -201,20 +202,12 @@ static const char *const GEOM_NAME[NGEOM] = {"tilted", "parallel"};
 /* the top block's lowest corner is placed here: just beyond the bottom block's corner */
 static const double CORNER_TARGET[3] = {0.1031, CONF_GAP, 0.1027};
 
-/* p' = R(axis, angle) p (Rodrigues; 2D: counter-clockwise about the origin). */
+/* out = R(axis, angle) p (2D: counter-clockwise about the origin), with the rotation the scene's
+ * transforms use (ct_rotate_point): the cases rotate blocks, they do not test the rotation. */
 static void rotate_point(int dim, const double *axis, double angle, const double *p, double *out)
 {
-    double c = cos(angle), s = sin(angle);
-    if (dim == 2) {
-        out[0] = c * p[0] - s * p[1];
-        out[1] = s * p[0] + c * p[1];
-        return;
-    }
-    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    double k[3] = {axis[0] / n, axis[1] / n, axis[2] / n};
-    double kp = k[0] * p[0] + k[1] * p[1] + k[2] * p[2];
-    double kx[3] = {k[1] * p[2] - k[2] * p[1], k[2] * p[0] - k[0] * p[2], k[0] * p[1] - k[1] * p[0]};
-    for (int i = 0; i < 3; ++i) out[i] = p[i] * c + kx[i] * s + k[i] * kp * (1.0 - c);
+    memcpy(out, p, (size_t)dim * sizeof *out);
+    ct_rotate_point(dim, axis, angle, out);
 }
 
 /* Unit normal of the ground: tilted by a few degrees so only part of the bottom face is within D̂. */

@@ -256,8 +256,9 @@ ct_status ct_broadphase_self_closest(const ct_surface *s, const double *x, const
             if (movable && !movable[F[0]] && !movable[F[1]] && !movable[F[2]]) continue;
             for (int k = 0; k < 3; ++k) {
                 double d2;
-                ct_pe_classify_d2(3, x + 3 * (size_t)F[k], x + 3 * (size_t)F[(k + 1) % 3], x + 3 * (size_t)F[(k + 2) % 3],
-                                  &d2);
+                const double *v = x + 3 * (size_t)F[k], *u = x + 3 * (size_t)F[(k + 1) % 3],
+                             *w = x + 3 * (size_t)F[(k + 2) % 3];
+                ct_pe_classify_d2(3, v, u, w, &d2);
                 bound = fmin(bound, d2);
             }
         }

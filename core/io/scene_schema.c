@@ -158,7 +158,8 @@ static const ct_sk_field body_fields[] = {
     {.key = "material", .kind = SK_OBJECT, .obj = &ct_sk_material,
      .doc = "required for a body that is not kinematic, not allowed for one that is"},
     {.key = "velocity", .kind = SK_VEC, .unit = "m/s",
-     .doc = "initial velocity of every vertex (default: zero; not for a kinematic body, nor with the static integrator)"},
+     .doc = "initial velocity of every vertex (default: zero; not for a kinematic body, nor with the static "
+            "integrator)"},
     {.key = "fixed", .kind = SK_REF, .ref = "fixed_list",
      .doc = "Dirichlet conditions: one entry or an array; a kinematic body needs one with \"select\": \"all\""},
     {.key = "loads", .kind = SK_ARRAY, .obj = &ct_sk_load, .doc = "external forces (not for a kinematic body)"},

@@ -74,8 +74,9 @@ static const ct_param_spec lcp_pgs_params[] = {
                   "or at the end of the unconstrained motion, or meet on the way",
                   0},
     [P_THICK] = {"thickness", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_AUTO, NULL,
-                 "the constraints keep the end-of-step gap at least this, below margin (a resting contact then ends at a small "
-                 "positive gap instead of exactly 0, where round-off makes surfaces touch; auto: 1e-3 margin)",
+                 "the constraints keep the end-of-step gap at least this, below margin (a resting contact then ends "
+                 "at a small positive gap instead of exactly 0, where round-off makes surfaces touch; auto: 1e-3 "
+                 "margin)",
                  1},
     [P_DEBOND] = {"debond_gap", CT_PARAM_REAL, 0, "m", 0, INFINITY, CT_PARAM_MIN_EXCL | CT_PARAM_AUTO, NULL,
                   "full debonding: a bonded pair whose gap exceeds this is dropped (auto: twice the reference gap "
