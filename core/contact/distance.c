@@ -295,7 +295,7 @@ static ct_pt_type pt_closest_full(const double *p, const double *t0, const doubl
     subn(3, t1, t0, e1);
     subn(3, t2, t0, e2);
     subn(3, p, t0, w);
-    if (cross_coords(e1, e2, w, n, &nn, &u, &v) && u >= 0.0 && v >= 0.0 && u + v <= nn) {
+    if (cross_coords(e1, e2, w, n, &nn, &u, &v) && u > 0.0 && v > 0.0 && u + v < nn) {
         const double wn = dot3(w, n);
         *b1 = u / nn, *b2 = v / nn;
         *d2 = wn * wn / nn;
@@ -637,7 +637,7 @@ ct_pt_type ct_pt_classify_d2(const double *p, const double *t0, const double *t1
     const double e2[3] = {t2[0] - t0[0], t2[1] - t0[1], t2[2] - t0[2]};
     const double w[3] = {p[0] - t0[0], p[1] - t0[1], p[2] - t0[2]};
     double n[3], nn, u, v;
-    if (cross_coords(e1, e2, w, n, &nn, &u, &v) && u >= 0.0 && v >= 0.0 && u + v <= nn) {
+    if (cross_coords(e1, e2, w, n, &nn, &u, &v) && u > 0.0 && v > 0.0 && u + v < nn) {
         const double wn = dot3(w, n) / nn; /* point_plane_d2's residual and |r|² */
         const double r[3] = {wn * n[0], wn * n[1], wn * n[2]};
         *d2 = dotn3(r, r);

@@ -89,6 +89,30 @@ static void tangent_basis(int dim, const double *n, double *T)
     for (int i = 0; i < 3; ++i) T[i] = t1[i], T[3 + i] = t2[i];
 }
 
+/* Pairs whose normal force is negligible carry no friction: |λ| <= CT_FRICTION_NEGLIGIBLE × the
+ * largest |λ| of the set (the same for λ_a) is set to 0 and a pair with neither is dropped. They
+ * are the nearly parallel edge–edge terms, whose mollifier is ~1e-27 on aligned grids: each
+ * changes the friction force by less than 1e-14 of the largest pair's, and dropping them keeps the
+ * friction kernels to the pairs that press (ipc-toolkit drops mollified edge–edge pairs outright). */
+static void drop_negligible(ct_friction_set *fs)
+{
+    double lmax = 0.0, amax = 0.0;
+    for (long i = 0; i < fs->n; ++i) {
+        lmax = fmax(lmax, fabs(fs->p[i].lambda));
+        amax = fmax(amax, fabs(fs->p[i].lambda_a));
+    }
+    long k = 0;
+    for (long i = 0; i < fs->n; ++i) {
+        ct_friction_pair *p = &fs->p[i];
+        if (fabs(p->lambda) <= CT_FRICTION_NEGLIGIBLE * lmax) p->lambda = 0.0, p->mu = 0.0;
+        if (fabs(p->lambda_a) <= CT_FRICTION_NEGLIGIBLE * amax) p->lambda_a = 0.0, p->mu_a = 0.0;
+        if (p->lambda == 0.0 && p->lambda_a == 0.0) continue;
+        if (k != i) fs->p[k] = *p;
+        k++;
+    }
+    fs->n = k;
+}
+
 ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
                                const ct_obstacle *obs, const double *x_lag, ct_density_fn normal, const void *nctx,
                                ct_mu_fn mu, const void *muctx, const ct_tangent_adhesion *adh)
@@ -133,6 +157,7 @@ ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, 
         }
         tangent_basis(dim, nrm, p->T);
     }
+    drop_negligible(fs);
     return CT_OK;
 }
 

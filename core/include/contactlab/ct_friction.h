@@ -58,9 +58,12 @@ void ct_friction_set_free(ct_friction_set *fs);
 /* Per-pair friction coefficient (return 0 to skip the pair). */
 typedef double (*ct_mu_fn)(const void *ctx, const ct_collision *c);
 
+/* A pair's λ (λ_a) counts as no normal force when |λ| <= this × the set's largest |λ|. */
+#define CT_FRICTION_NEGLIGIBLE 1e-14
+
 /* Lag: λ_k = −∂(w m ψ_N)/∂d at x_lag for every term of cs (ψ_N the density whose force is the
- * normal force, e.g. the barrier alone), with c_k and T_k at x_lag. Terms with μ = 0 or λ = 0 are
- * left out. */
+ * normal force, e.g. the barrier alone), with c_k and T_k at x_lag. Terms with μ = 0 or without
+ * normal force (λ = 0 or negligible: CT_FRICTION_NEGLIGIBLE) are left out. */
 ct_status ct_friction_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
                                 const ct_obstacle *obs, const double *x_lag, ct_density_fn normal,
                                 const void *nctx, ct_mu_fn mu, const void *muctx);
