@@ -77,43 +77,50 @@ static int vertex_coef_2d(const ct_contact_mesh *cm, int u, int v)
  * appeared mid-step) takes the direction of the term's primitive pair at the lag, from the
  * closest feature of the partner primitive classified there (contact_mesh.c's direction routines:
  * pairs sharing their closest feature get the same bits, so those terms cancel too). */
-/* vertex v against face f; with `face` 0 (the vertex quadrature) only the side factor
+/* The weight modes of the vertex family: W_FACE face-aware weights (else the caller's w_v times
+ * the side factor), W_SHARE plus the edge share (the convergent set with area-weighted edges,
+ * ct_contact_mesh_edge_share). */
+enum { W_FACE = 1, W_SHARE = 2 };
+
+/* v's face-aware weight against participant pu: the lagged one, or (none: the term appeared
+ * mid-step) for the direction n that dir(cm, v, q, n) gives, with the edge share if W_SHARE */
+static double vw_face(const ct_contact_mesh *cm, int v, int pu, int mode, void (*dir)(const ct_contact_mesh *, int, int, double *),
+                      int q)
+{
+    const double *w = ct_lag_vertex_weight(cm, v, pu);
+    if (w) return *w + (mode & W_SHARE ? *ct_lag_vertex_share(cm, v, pu) : 0.0);
+    double n[3];
+    dir(cm, v, q, n);
+    return ct_contact_mesh_vertex_weight(cm, v, n) + (mode & W_SHARE ? ct_contact_mesh_edge_share(cm, v, n) : 0.0);
+}
+
+static void dir_pp(const ct_contact_mesh *cm, int v, int u, double *n)
+{
+    ct_unit_diff(cm->dim, X(cm->x_lag, cm->dim, v), X(cm->x_lag, cm->dim, u), n);
+}
+
+/* vertex v against face f; without W_FACE (the vertex quadrature) only the side factor
  * (ct_contact_mesh_side: 1 unless one participant is kinematic) */
-static double vw_pt(const ct_contact_mesh *cm, int v, int f, int face)
+static double vw_pt(const ct_contact_mesh *cm, int v, int f, int mode)
 {
     const int pu = cm->part[cm->s->faces[3 * f]];
     const double sf = ct_contact_mesh_side(cm, v, pu);
-    if (!face) return sf;
-    const double *w = ct_lag_vertex_weight(cm, v, pu);
-    if (w) return sf * *w;
-    double n[3];
-    ct_lag_dir_pt(cm, v, f, n);
-    return sf * ct_contact_mesh_vertex_weight(cm, v, n);
+    return mode & W_FACE ? sf * vw_face(cm, v, pu, mode, ct_lag_dir_pt, f) : sf;
 }
 
 /* vertex v against edge e (any dim) */
-static double vw_pe(const ct_contact_mesh *cm, int v, int e, int face)
+static double vw_pe(const ct_contact_mesh *cm, int v, int e, int mode)
 {
     const int pu = cm->part[cm->s->edges[2 * e]];
     const double sf = ct_contact_mesh_side(cm, v, pu);
-    if (!face) return sf;
-    const double *w = ct_lag_vertex_weight(cm, v, pu);
-    if (w) return sf * *w;
-    double n[3];
-    ct_lag_dir_pe(cm, v, e, n);
-    return sf * ct_contact_mesh_vertex_weight(cm, v, n);
+    return mode & W_FACE ? sf * vw_face(cm, v, pu, mode, ct_lag_dir_pe, e) : sf;
 }
 
 /* vertex v against vertex u */
-static double vw_pp(const ct_contact_mesh *cm, int v, int u, int face)
+static double vw_pp(const ct_contact_mesh *cm, int v, int u, int mode)
 {
     const double sf = ct_contact_mesh_side(cm, v, cm->part[u]);
-    if (!face) return sf;
-    const double *w = ct_lag_vertex_weight(cm, v, cm->part[u]);
-    if (w) return sf * *w;
-    double n[3];
-    ct_unit_diff(cm->dim, X(cm->x_lag, cm->dim, v), X(cm->x_lag, cm->dim, u), n);
-    return sf * ct_contact_mesh_vertex_weight(cm, v, n);
+    return mode & W_FACE ? sf * vw_face(cm, v, cm->part[u], mode, dir_pp, u) : sf;
 }
 
 /* edge ea's side against edge eb (3D) */
@@ -208,15 +215,15 @@ static inline int push_pe(term_list *L, ct_pe_type t, int p, int e, int e0, int 
 }
 
 /* Vertex p against face f: the term of the classified closest features if d < d̂, with weight w
- * (face: w times p's face-aware weight for the pair's direction at the lag). */
-static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, int face,
+ * times vw_pt (weight mode `mode`). */
+static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, int mode,
                      double dhat2, int *err)
 {
     const int *F = cm->s->faces + 3 * f;
     double d2;
     ct_pt_type t = ct_pt_classify_d2(X(x, 3, p), X(x, 3, F[0]), X(x, 3, F[1]), X(x, 3, F[2]), &d2);
     if (!(d2 < dhat2)) return d2;
-    w *= vw_pt(cm, p, f, face);
+    w *= vw_pt(cm, p, f, mode);
     int r;
     switch (t) {
     case CT_PT_P_T0:
@@ -239,7 +246,7 @@ enum {
 };
 
 static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w,
-                     int face, double dhat2, unsigned char *far, int *err)
+                     int face, int crease, double dhat2, unsigned char *far, int *err)
 {
     const ct_surface *s = cm->s;
     int a0 = s->edges[2 * ea], a1 = s->edges[2 * ea + 1], b0 = s->edges[2 * eb], b1 = s->edges[2 * eb + 1];
@@ -249,7 +256,10 @@ static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, i
         *far = (unsigned char)((pe[2] >= dhat2 && pe[3] >= dhat2 ? FAR_B_A : 0) |
                                (pe[0] >= dhat2 && pe[1] >= dhat2 ? FAR_A_B : 0));
     if (!(d2 < dhat2)) return d2;
-    if (face) w = 0.5 * (0.5 * ew_ee(cm, ea, eb) + 0.5 * ew_ee(cm, eb, ea)); /* ½(ω_a + ω_b), ω = ½ w_e */
+    if (face) { /* ½(ω_a + ω_b), ω = ½ w_e (convergent set: × s_e) */
+        const double ca = crease ? cm->edge_crease[ea] : 1.0, cb = crease ? cm->edge_crease[eb] : 1.0;
+        w = 0.5 * (0.5 * ew_ee(cm, ea, eb) * ca + 0.5 * ew_ee(cm, eb, ea) * cb);
+    }
     const double *xr = cm->x_rest;
     double eps_x = ct_ee_mollifier_eps(X(xr, 3, a0), X(xr, 3, a1), X(xr, 3, b0), X(xr, 3, b1));
     int r;
@@ -417,6 +427,8 @@ typedef struct build_ctx {
     double omega;             /* the edge–edge weight ω_e of ee_weight = dhat2 */
     int conv, ee_area;
     int face;                 /* face-aware weights (CT_QUAD_FACE, with a lag) */
+    int wmode;                /* the vertex family's weight mode: W_FACE if face, W_SHARE (convergent
+                                 set, area-weighted edges, 3D) */
     const ct_pair_list *list; /* vf / ee / ve candidates */
     const int *pr;            /* convergent edge–edge: (edge, partner) grouped by edge */
     unsigned char *far;       /* convergent edge–edge: FAR_* bits per ee candidate */
@@ -426,7 +438,8 @@ typedef struct build_ctx {
 
 typedef int (*gen_fn)(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb);
 
-#define OMEGA(e) (b->ee_area ? 0.5 * s->edge_area[(e)] : b->omega)
+/* The edge–edge weight ω_e (area: ½ w_e; dhat2: ee_dhat²), in the convergent set times the crease s_e */
+#define OMEGA(e) ((b->ee_area ? 0.5 * s->edge_area[(e)] : b->omega) * (b->conv ? b->cm->edge_crease[(e)] : 1.0))
 
 /* 3D: vertex–face candidates vf[lo, hi) (whole vertex groups) */
 static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, iset *vb)
@@ -439,8 +452,9 @@ static int gen_vf(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
     for (long i = lo; i < hi && !err;) {
         int v = vf->ij[2 * i];
         long j = i;
-        const int face = b->face;
-        double W = face ? b->fv : b->fv * cm->wv[v];
+        const int face = b->wmode;
+        double W = face & W_FACE ? b->fv
+                                 : b->fv * (cm->wv[v] + (face & W_SHARE ? ct_contact_mesh_edge_share(cm, v, NULL) : 0.0));
         eb->n = vb->n = 0;
         for (; j < hi && vf->ij[2 * j] == v; ++j) {
             int f = vf->ij[2 * j + 1];
@@ -489,7 +503,7 @@ static int gen_ee(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
     for (long i = lo; i < hi && !err; ++i) {
         int ea = ee->ij[2 * i], ebb = ee->ij[2 * i + 1];
         const double d2 = add_ee(L, b->cm, b->x, ea < ebb ? ea : ebb, ea < ebb ? ebb : ea,
-                                 0.5 * (OMEGA(ea) + OMEGA(ebb)), b->face && b->ee_area, b->dhat2,
+                                 0.5 * (OMEGA(ea) + OMEGA(ebb)), b->face && b->ee_area, b->conv, b->dhat2,
                                  b->far ? &b->far[i] : NULL, &err);
         if (b->near) b->near[i] = !(d2 >= b->near2);
     }
@@ -531,7 +545,7 @@ static int gen_ee_conv(const build_ctx *b, long lo, long hi, term_list *L, iset 
                 np += !edge_has(s, e, a0) && !edge_has(s, e, a1);
             }
             if (np == 1) continue;
-            const double om = b->face && b->ee_area ? 0.5 * ew_pe(cm, ea, p) : OMEGA(ea);
+            const double om = b->face && b->ee_area ? 0.5 * ew_pe(cm, ea, p) * cm->edge_crease[ea] : OMEGA(ea);
             if (push_pe(L, t, p, ea, a0, a1, -(np - 1) * 0.5 * om)) err = 1;
         }
         i = j;
@@ -551,8 +565,8 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
     for (long i = lo; i < hi && !err;) {
         int v = ve->ij[2 * i];
         long j = i;
-        const int face = b->face;
-        double W = face ? b->fv : b->fv * cm->wv[v];
+        const int face = b->wmode;
+        double W = face & W_FACE ? b->fv : b->fv * cm->wv[v];
         const double *P = X(x, 2, v);
         vb->n = 0;
         for (; j < hi && ve->ij[2 * j] == v; ++j) {
@@ -848,8 +862,16 @@ ct_status ct_collision_set_build_near(ct_collision_set *cs, const ct_contact_mes
     const int split = conv && o->split_ee;
     const double ee_dhat = o->ee_dhat > 0.0 ? o->ee_dhat : dhat;
     const int face = cm->quadrature == CT_QUAD_FACE && cm->x_lag && cm->face_un;
-    build_ctx b = {cm,   x,    dhat2, fv,   ee_dhat * ee_dhat, conv, ee_area, face, NULL, NULL, NULL, NULL,
-                   near_dist * near_dist};
+    build_ctx b = {.cm = cm,
+                   .x = x,
+                   .dhat2 = dhat2,
+                   .fv = fv,
+                   .omega = ee_dhat * ee_dhat,
+                   .conv = conv,
+                   .ee_area = ee_area,
+                   .face = face,
+                   .wmode = (face ? W_FACE : 0) | (conv && ee_area && dim == 3 ? W_SHARE : 0),
+                   .near2 = near_dist * near_dist};
     unsigned char *flag = NULL;
     if (near) {
         const long nmax = cand->vf.n > cand->ee.n ? (cand->vf.n > cand->ve.n ? cand->vf.n : cand->ve.n)

@@ -32,6 +32,8 @@ void ct_contact_mesh_free(ct_contact_mesh *cm)
     free(cm->vdir_ptr);
     free(cm->vdir_part);
     free(cm->vdir_w);
+    free(cm->vdir_s);
+    free(cm->edge_crease);
     free(cm->edir_ptr);
     free(cm->edir_part);
     free(cm->edir_w);
@@ -203,12 +205,12 @@ static int grow_rows(near_row **r, long *cap, long need)
 /* Keep the first (nearest) row of every (prim, partner) run of the sorted rows r[0..n), and write
  * the CSR (ptr over np primitives, part, wt) of their weights wfn(cm, prim, d) for the directions
  * d = dirfn(cm, prim, other), or its negative for rows with other < 0 (edge rows store ~other for
- * the second edge of a pair). */
+ * the second edge of a pair); with wfn2, wt2 the same of a second weight. */
 typedef void (*dir_fn)(const ct_contact_mesh *cm, int a, int b, double *n);
 typedef double (*weight_fn)(const ct_contact_mesh *cm, int a, const double *n);
 
-static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, dir_fn fn, weight_fn wfn, int **ptr,
-                            int **part, double **wt, long *cap)
+static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, dir_fn fn, weight_fn wfn,
+                            weight_fn wfn2, int **ptr, int **part, double **wt, double **wt2, long *cap)
 {
     const int dim = cm->dim;
     long m = 0;
@@ -218,9 +220,13 @@ static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, di
     if (m > *cap) {
         int *pp = realloc(*part, (size_t)m * sizeof *pp);
         if (pp) *part = pp;
-        double *ww = realloc(*wt, (size_t)m * sizeof *ww);
+        double *ww = realloc(*wt, (size_t)m * sizeof *ww), *w2 = ww;
         if (ww) *wt = ww;
-        if (!pp || !ww) return CT_ENOMEM;
+        if (wfn2) {
+            w2 = realloc(*wt2, (size_t)m * sizeof *w2);
+            if (w2) *wt2 = w2;
+        }
+        if (!pp || !ww || !w2) return CT_ENOMEM;
         *cap = m;
     }
     for (int v = 0; v <= np; ++v) (*ptr)[v] = 0;
@@ -236,6 +242,7 @@ static ct_status write_dirs(ct_contact_mesh *cm, near_row *r, long n, int np, di
             for (int k = 0; k < dim; ++k) d[k] = -d[k];
         }
         (*wt)[i] = wfn(cm, r[i].prim, d);
+        if (wfn2) (*wt2)[i] = wfn2(cm, r[i].prim, d);
     }
     return CT_OK;
 }
@@ -293,7 +300,8 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
     }
     qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
     ct_status st = write_dirs(cm, cm->lag_rows, n, cm->nv, dim == 3 ? dir_vf : dir_ve, ct_contact_mesh_vertex_weight,
-                              &cm->vdir_ptr, &cm->vdir_part, &cm->vdir_w, &cm->vdir_cap);
+                              dim == 3 ? ct_contact_mesh_edge_share : NULL, &cm->vdir_ptr, &cm->vdir_part,
+                              &cm->vdir_w, &cm->vdir_s, &cm->vdir_cap);
     if (st != CT_OK) return st;
     cm->vdir_on = 1;
     if (dim != 3 || !edges) return CT_OK;
@@ -311,8 +319,8 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
         cm->lag_rows[n++] = (near_row){eb, cm->part[a0], ~ea, d2};
     }
     qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
-    st = write_dirs(cm, cm->lag_rows, n, s->ned, ct_lag_dir_ee, ct_contact_mesh_edge_weight, &cm->edir_ptr,
-                    &cm->edir_part, &cm->edir_w, &cm->edir_cap);
+    st = write_dirs(cm, cm->lag_rows, n, s->ned, ct_lag_dir_ee, ct_contact_mesh_edge_weight, NULL, &cm->edir_ptr,
+                    &cm->edir_part, &cm->edir_w, NULL, &cm->edir_cap);
     if (st == CT_OK) cm->edir_on = 1;
     return st;
 }
@@ -323,6 +331,12 @@ const double *ct_lag_vertex_weight(const ct_contact_mesh *cm, int v, int part)
     for (int i = cm->vdir_ptr[v]; i < cm->vdir_ptr[v + 1]; ++i)
         if (cm->vdir_part[i] == part) return cm->vdir_w + i;
     return NULL;
+}
+
+const double *ct_lag_vertex_share(const ct_contact_mesh *cm, int v, int part)
+{
+    const double *w = ct_lag_vertex_weight(cm, v, part);
+    return w && cm->dim == 3 ? cm->vdir_s + (w - cm->vdir_w) : NULL;
 }
 
 const double *ct_lag_edge_weight(const ct_contact_mesh *cm, int e, int part)
@@ -403,6 +417,8 @@ static int find_edge(const ct_surface *s, int a, int b)
 }
 
 /* CSR from (key, value) counts: ptr has n+1 entries. */
+static double rest_crease(const ct_contact_mesh *cm, int e);
+
 static int *csr_ptr(const int *count, int n)
 {
     int *ptr = malloc(((size_t)n + 1) * sizeof *ptr);
@@ -494,6 +510,9 @@ ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s
                 const int v = s->faces[3 * f + k];
                 cm->vf_list[cm->vf_ptr[v] + fill[v]++] = f;
             }
+        /* the creases of the edges at the rest positions */
+        if (!(cm->edge_crease = malloc(((size_t)ne + 1) * sizeof *cm->edge_crease))) goto nomem;
+        for (int e = 0; e < ne; ++e) cm->edge_crease[e] = rest_crease(cm, e);
         /* a vertex is on the border of an open surface if one of its edges has one face */
         for (int v = 0; v < nv; ++v) {
             int border = 0, any = 0;
@@ -535,4 +554,59 @@ nomem:
     free(fill);
     ct_contact_mesh_free(cm);
     return CT_ENOMEM;
+}
+
+/* Outward unit normal of face f at the rest positions (0 if degenerate), flipped if `flip`. */
+static void rest_normal(const ct_contact_mesh *cm, int f, int flip, double *n)
+{
+    const int *F = cm->s->faces + 3 * f;
+    const double *a = cm->x_rest + 3 * (size_t)F[0], *b = cm->x_rest + 3 * (size_t)F[1], *c = cm->x_rest + 3 * (size_t)F[2];
+    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    n[0] = u[1] * v[2] - u[2] * v[1], n[1] = u[2] * v[0] - u[0] * v[2], n[2] = u[0] * v[1] - u[1] * v[0];
+    const double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), sc = l > 0.0 ? (flip ? -1.0 : 1.0) / l : 0.0;
+    for (int k = 0; k < 3; ++k) n[k] *= sc;
+}
+
+/* 1 if face f runs along edge e from its first to its second vertex. */
+static int runs_along(const ct_contact_mesh *cm, int f, int e)
+{
+    const int *F = cm->s->faces + 3 * f, e0 = cm->s->edges[2 * e], e1 = cm->s->edges[2 * e + 1];
+    for (int k = 0; k < 3; ++k)
+        if (F[k] == e0) return F[(k + 1) % 3] == e1;
+    return 0;
+}
+
+/* The crease of edge e at the rest positions (ct_contact_mesh_edge_crease). */
+static double rest_crease(const ct_contact_mesh *cm, int e)
+{
+    const int lo = cm->ef_ptr[e], hi = cm->ef_ptr[e + 1];
+    if (hi - lo < 2) return 1.0; /* a free edge is a knife edge */
+    double s = 0.0;
+    for (int i = lo; i < hi; ++i)
+        for (int j = i + 1; j < hi; ++j) {
+            /* consistently oriented faces run along their common edge in opposite directions */
+            const int fi = cm->ef_face[i], fj = cm->ef_face[j];
+            double ni[3], nj[3];
+            rest_normal(cm, fi, 0, ni);
+            rest_normal(cm, fj, runs_along(cm, fi, e) == runs_along(cm, fj, e), nj);
+            s = fmax(s, 0.5 * (1.0 - (ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2])));
+        }
+    return fmax(CT_QUAD_FLOOR, fmin(1.0, s));
+}
+
+double ct_contact_mesh_edge_crease(const ct_contact_mesh *cm, int e)
+{
+    return cm->dim == 3 && cm->edge_crease ? cm->edge_crease[e] : 1.0;
+}
+
+double ct_contact_mesh_edge_share(const ct_contact_mesh *cm, int v, const double *n)
+{
+    if (cm->dim != 3) return 0.0;
+    const double nan3[3] = {NAN, NAN, NAN};
+    double w = 0.0;
+    for (int k = cm->ve_ptr[v]; k < cm->ve_ptr[v + 1]; ++k) {
+        const int e = cm->ve_list[k];
+        w += (1.0 - cm->edge_crease[e]) * ct_contact_mesh_edge_weight(cm, e, n ? n : nan3);
+    }
+    return 0.5 * w;
 }

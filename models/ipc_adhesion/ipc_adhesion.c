@@ -151,7 +151,7 @@ static int pair_index(const ipc_state *st, const ct_collision *c)
 
 /* Whether a term carries adhesion: its participants have Y·ε_c > 0, and it is part of the surface
  * integral. The convergent set's edge–edge family (flagged when the set is built with split_ee)
- * is a point-contact correction with the weight d̂² that keeps creases from crossing; the face
+ * is a point-contact correction with the weight s_e d̂² that keeps creases from crossing; the face
  * integral is the vertex quadrature's. Adhesion on those terms would add nothing to the integral
  * but a torque: their energy m(x)·ψ with the edge–edge mollifier m (0 for parallel edges) and an
  * adhesive ψ < 0 is lowest when edges turn away from parallel, which twisted a frictionless plate

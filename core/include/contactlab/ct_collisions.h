@@ -19,7 +19,8 @@
  *                         vertex quadrature ½ Σ_v w_v Ψ(v) with Ψ(v) the inclusion–exclusion sum
  *                         over triangles − edges + vertices of the other surface (2D: edges −
  *                         vertices), which equals the max for locally convex surfaces; edge–edge
- *                         terms carry the weight d̂² (a point contact), see the README.
+ *                         terms carry the crease part s_e of their weight (d̂², a point contact,
+ *                         or ½ w_e; ct_contact_mesh_edge_crease), see the README.
  * Obstacles: every surface vertex against every half-space, weight w_v.
  *
  * Vertex weights: the quadrature of the contact mesh (ct_contact_mesh.quadrature).
@@ -137,6 +138,7 @@ typedef struct ct_contact_mesh {
     int *vdir_ptr, *vdir_part; /* per vertex (CSR, nv+1): one entry per partner participant with a */
     double *vdir_w;          /*   candidate within reach at xⁿ: the vertex's face-aware weight for the
                                   direction from the partner's closest point at xⁿ towards it */
+    double *vdir_s;          /* 3D, the same entries: ct_contact_mesh_edge_share for that direction */
     int *edir_ptr, *edir_part; /* 3D, per edge (ned+1): the same from the edge–edge candidates */
     double *edir_w;
     long vdir_cap, edir_cap, lag_rows_cap;
@@ -145,6 +147,7 @@ typedef struct ct_contact_mesh {
     int npart;               /* participants (1 + the largest part[] of a surface vertex) */
     unsigned char *part_kin; /* npart: 1 if every surface vertex of the participant is prescribed
                                 (all 0 when movable is NULL) */
+    double *edge_crease;     /* 3D: per surface edge, ct_contact_mesh_edge_crease at the rest positions */
 } ct_contact_mesh;
 
 /* Topology, quadrature CT_QUAD_FACE and its lag at x_rest (so the face-aware weights are defined
@@ -171,6 +174,16 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
 double ct_contact_mesh_vertex_weight(const ct_contact_mesh *cm, int v, const double *n);
 /* The same for surface edge e (3D) over the faces at e, at least CT_QUAD_FLOOR·w_e. */
 double ct_contact_mesh_edge_weight(const ct_contact_mesh *cm, int e, const double *n);
+/* The crease s_e of surface edge e (3D) at the rest positions: max over its pairs of incident
+ * faces of (1 − n_i·n_j)/2 = sin²(φ/2), φ the angle between their outward normals (a face whose
+ * order runs along e the same way as the other's is flipped first): 0 flat, ½ a right-angled
+ * edge, 1 a knife edge or a free edge (one face); at least CT_QUAD_FLOOR. 1 in 2D. The convergent
+ * set's edge family carries s_e of an edge's weight (models/ipc_adhesion/README.md). */
+double ct_contact_mesh_edge_crease(const ct_contact_mesh *cm, int e);
+/* ½ Σ_{e∋v} (1 − s_e) w_e(n): what the vertex family of the convergent set with area-weighted
+ * edges adds to vertex v's weight for the contact direction n (NULL or non-finite: the rest
+ * weights w_e), the flat part of each incident edge's share, half to each end (3D; 0 in 2D). */
+double ct_contact_mesh_edge_share(const ct_contact_mesh *cm, int v, const double *n);
 /* The factor of the two-sided quadrature's ½ for surface vertex v's terms against participant
  * `partner`. CT_KIN_ONE_SIDED: a kinematic participant is an obstacle, integrated from the movable
  * side only (like a half-space): 2 for a movable vertex against a kinematic partner (its weight

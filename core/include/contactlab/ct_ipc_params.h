@@ -40,8 +40,8 @@ extern const char *const ct_ipc_kin_quad_choices[];
                   "ipc2020: sum over all primitive pairs", \
                   0}, \
     {"ee_weight", CT_PARAM_CHOICE, 0, "", 0, 0, 0, ct_ipc_eew_choices, \
-               "edge-edge weight of the convergent set: dhat2 (point contact, d̂²) or area (½(w_a+w_b)/2, " \
-               "as ipc-toolkit)", \
+               "edge-edge weight of the convergent set, times the edge's crease s_e: dhat2 (point contact, " \
+               "d̂²) or area (w_e/2, the split of ipc-toolkit; the flat part (1 − s_e) to the end points)", \
                0}, \
     {"ccd_s", CT_PARAM_REAL, 0.1, "", 0, 1, CT_PARAM_MIN_EXCL | CT_PARAM_MAX_EXCL, NULL, \
                  "additive CCD stops when the distance has shrunk to this fraction", 0}, \
