@@ -66,19 +66,20 @@ TEST_SRC   := $(sort $(wildcard tests/check_*.c))
 TEST_BIN   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_UTIL  := $(BUILD)/tests/ct_test_util.o
 BENCH_BIN  := $(BUILD)/bench/ct_bench
+PEER_BIN   := $(BUILD)/bench/peer/cl_driver
 # Experiment drivers written in C (experiments/<name>/<prog>.c -> build/experiments/<name>/<prog>)
 EXP_SRC    := $(sort $(wildcard experiments/*/*.c))
 EXP_BIN    := $(patsubst %.c,$(BUILD)/%,$(EXP_SRC))
 
-DEP_FILES  := $(LIB_OBJ:.o=.d) $(BUILD)/core/io/main.d $(TEST_UTIL:.o=.d) $(TEST_BIN:=.d) $(EXP_BIN:=.d) $(BENCH_BIN).d
+DEP_FILES  := $(LIB_OBJ:.o=.d) $(BUILD)/core/io/main.d $(TEST_UTIL:.o=.d) $(TEST_BIN:=.d) $(EXP_BIN:=.d) $(BENCH_BIN).d $(PEER_BIN).d
 .DEFAULT_GOAL := all
 -include $(DEP_FILES)
 
-.PHONY: all test demo figures bench bench-fclib sanitize install clean help deps check-layers newton-table gallery fuzz
-all: $(LIB) $(CLI) $(EXP_BIN)
+.PHONY: all test demo figures bench bench-fclib bench-peer sanitize install clean help deps check-layers newton-table gallery fuzz
+all: $(LIB) $(CLI) $(EXP_BIN) $(PEER_BIN)
 
 help:
-	@echo "make [all|test|demo|figures|gallery|fuzz|bench|bench-fclib|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
+	@echo "make [all|test|demo|figures|gallery|fuzz|bench|bench-fclib|bench-peer|sanitize|install|clean|check-layers]  (PREFIX=$(PREFIX))"
 
 deps:
 	bash scripts/install-deps.sh
@@ -157,6 +158,18 @@ bench-fclib:
 	$(MAKE) $(FCLIB_BIN)
 	@mkdir -p bench/results
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive $(FCLIB_BIN) --out $(FCLIB_CSV) $(FCLIB_ARGS)
+
+# The contact kernels side by side with ipc-toolkit (issue 20; bench/peer/README.md). contactlab's
+# driver is built with every build (it follows the library's API); ipc-toolkit is built from a folder
+# of git mirrors (PEER_MIRROR, nothing downloaded) into bench/peer/work by bench/peer/build.sh, never by
+# make test or make demo. PEER_ARGS: environment for bench/peer/run.sh (e.g. PEER_ARGS="SIZES=20 ROUNDS=1").
+$(PEER_BIN): bench/peer/cl_driver.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP $(LDFLAGS_ALL) -o $@ $< $(LIB) $(PKG_LIBS)
+
+bench-peer: $(PEER_BIN)
+	MIRROR=$(PEER_MIRROR) bash bench/peer/build.sh
+	env $(PEER_ARGS) CL_DRIVER=$(PEER_BIN) bash bench/peer/run.sh
 
 # Every Newton regression scene of issue 15 (box-on-box impacts included, ~3 min, one thread) with
 # the acceptance checks, the table in tests/newton_table.md (tests/README.md quotes it).

@@ -1,4 +1,5 @@
 /* friction.c — lagged, mollified IPC friction (Li, Friction (CMU 15-763); IPC 2020 §5). See ct_friction.h. */
+#include "collisions_internal.h" /* ct_collision_mollifier */
 #include "contactlab/ct_friction.h"
 
 #include "contactlab/ct_adhesion.h"
@@ -35,8 +36,6 @@ void ct_friction_set_free(ct_friction_set *fs)
 }
 
 static int has_adhesion(const ct_friction_pair *p) { return p->lambda_a != 0.0 && p->mu_a != 0.0; }
-
-static const double *X(const double *x, int dim, int v) { return x + (size_t)dim * (size_t)v; }
 
 /* Closest-point coefficients of a collision at x: Σ coef_k x_k = (closest point on the first
  * primitive) − (closest point on the second). */
@@ -126,8 +125,13 @@ ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, 
     }
     fs->n = 0;
     fs->eps_a = adh ? adh->eps_a : 0.0;
+    /* the normal forces, then the closest points and tangent bases of the pairs that keep one */
     for (long i = 0; i < cs->n; ++i) {
         const ct_collision *c = &cs->c[i];
+        /* a nearly parallel edge–edge pair whose mollifier is negligible presses with that fraction
+         * of its unmollified force: no normal force (decided without the distance) */
+        if (c->kind == CT_COL_EE && c->eps_x > 0 && ct_collision_mollifier(c, x_lag, NULL, NULL) <= CT_FRICTION_NEGLIGIBLE)
+            continue;
         double m = mu ? mu(muctx, c) : 0.0, lambda = 0.0;
         if (m > 0.0) {
             lambda = ct_collision_normal_force(c, cm, obs, x_lag, normal, nctx);
@@ -145,6 +149,11 @@ ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, 
         p->mu = lambda != 0.0 ? m : 0.0;
         p->lambda_a = lambda_a;
         p->mu_a = lambda_a != 0.0 ? ma : 0.0;
+    }
+    drop_negligible(fs);
+    for (long i = 0; i < fs->n; ++i) {
+        ct_friction_pair *p = &fs->p[i];
+        const ct_collision *c = &p->c;
         closest_coef(c, dim, x_lag, p->coef);
         /* normal: closest-point difference (obstacles: the plane normal) */
         double nrm[3] = {0, 0, 0};
@@ -157,7 +166,6 @@ ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, 
         }
         tangent_basis(dim, nrm, p->T);
     }
-    drop_negligible(fs);
     return CT_OK;
 }
 
