@@ -171,6 +171,9 @@ void ct_lag_dir_ee(const ct_contact_mesh *cm, int ea, int eb, double *n)
     }
 }
 
+static int runs_along(const ct_contact_mesh *cm, int f, int e);
+static void lag_creases(ct_contact_mesh *cm);
+
 /* ------------------------------------------------------------------------------------------ */
 /* the lag                                                                                     */
 
@@ -267,6 +270,7 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
             const double k = len > 0.0 && isfinite(len) ? 1.0 / len : 0.0;
             for (int i = 0; i < 3; ++i) cm->face_un[3 * (size_t)f + i] = k * n[i];
         }
+        lag_creases(cm);
     } else {
         for (int e = 0; e < s->ned; ++e) { /* outward normal (dy, −dx)/|d| of segment (a, b) */
             const double *a = X(x, 2, s->edges[2 * e]), *b = X(x, 2, s->edges[2 * e + 1]);
@@ -417,8 +421,6 @@ static int find_edge(const ct_surface *s, int a, int b)
 }
 
 /* CSR from (key, value) counts: ptr has n+1 entries. */
-static double rest_crease(const ct_contact_mesh *cm, int e);
-
 static int *csr_ptr(const int *count, int n)
 {
     int *ptr = malloc(((size_t)n + 1) * sizeof *ptr);
@@ -510,9 +512,9 @@ ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s
                 const int v = s->faces[3 * f + k];
                 cm->vf_list[cm->vf_ptr[v] + fill[v]++] = f;
             }
-        /* the creases of the edges at the rest positions */
+        /* the creases of the edges: 1 until a lag computes them (ct_contact_mesh_lag) */
         if (!(cm->edge_crease = malloc(((size_t)ne + 1) * sizeof *cm->edge_crease))) goto nomem;
-        for (int e = 0; e < ne; ++e) cm->edge_crease[e] = rest_crease(cm, e);
+        for (int e = 0; e < ne; ++e) cm->edge_crease[e] = 1.0;
         /* a vertex is on the border of an open surface if one of its edges has one face */
         for (int v = 0; v < nv; ++v) {
             int border = 0, any = 0;
@@ -556,17 +558,6 @@ nomem:
     return CT_ENOMEM;
 }
 
-/* Outward unit normal of face f at the rest positions (0 if degenerate), flipped if `flip`. */
-static void rest_normal(const ct_contact_mesh *cm, int f, int flip, double *n)
-{
-    const int *F = cm->s->faces + 3 * f;
-    const double *a = cm->x_rest + 3 * (size_t)F[0], *b = cm->x_rest + 3 * (size_t)F[1], *c = cm->x_rest + 3 * (size_t)F[2];
-    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    n[0] = u[1] * v[2] - u[2] * v[1], n[1] = u[2] * v[0] - u[0] * v[2], n[2] = u[0] * v[1] - u[1] * v[0];
-    const double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), sc = l > 0.0 ? (flip ? -1.0 : 1.0) / l : 0.0;
-    for (int k = 0; k < 3; ++k) n[k] *= sc;
-}
-
 /* 1 if face f runs along edge e from its first to its second vertex. */
 static int runs_along(const ct_contact_mesh *cm, int f, int e)
 {
@@ -576,22 +567,24 @@ static int runs_along(const ct_contact_mesh *cm, int f, int e)
     return 0;
 }
 
-/* The crease of edge e at the rest positions (ct_contact_mesh_edge_crease). */
-static double rest_crease(const ct_contact_mesh *cm, int e)
+/* The creases s_e of every edge from the lagged face normals (ct_contact_mesh_edge_crease). */
+static void lag_creases(ct_contact_mesh *cm)
 {
-    const int lo = cm->ef_ptr[e], hi = cm->ef_ptr[e + 1];
-    if (hi - lo < 2) return 1.0; /* a free edge is a knife edge */
-    double s = 0.0;
-    for (int i = lo; i < hi; ++i)
-        for (int j = i + 1; j < hi; ++j) {
-            /* consistently oriented faces run along their common edge in opposite directions */
-            const int fi = cm->ef_face[i], fj = cm->ef_face[j];
-            double ni[3], nj[3];
-            rest_normal(cm, fi, 0, ni);
-            rest_normal(cm, fj, runs_along(cm, fi, e) == runs_along(cm, fj, e), nj);
-            s = fmax(s, 0.5 * (1.0 - (ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2])));
-        }
-    return fmax(CT_QUAD_FLOOR, fmin(1.0, s));
+    for (int e = 0; e < cm->s->ned; ++e) {
+        const int lo = cm->ef_ptr[e], hi = cm->ef_ptr[e + 1];
+        double se = hi - lo < 2 ? 1.0 : 0.0; /* a free edge is a knife edge */
+        for (int i = lo; i < hi; ++i)
+            for (int j = i + 1; j < hi; ++j) {
+                /* consistently oriented faces run along their common edge in opposite directions */
+                const int fi = cm->ef_face[i], fj = cm->ef_face[j];
+                const double *ni = cm->face_un + 3 * (size_t)fi, *nj = cm->face_un + 3 * (size_t)fj;
+                const double sg = runs_along(cm, fi, e) == runs_along(cm, fj, e) ? -1.0 : 1.0;
+                const double c = sg * (ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2]);
+                const int degenerate = ni[0] == 0.0 && ni[1] == 0.0 && ni[2] == 0.0;
+                se = fmax(se, degenerate || (nj[0] == 0.0 && nj[1] == 0.0 && nj[2] == 0.0) ? 1.0 : 0.5 * (1.0 - c));
+            }
+        cm->edge_crease[e] = fmax(CT_QUAD_FLOOR, fmin(1.0, se));
+    }
 }
 
 double ct_contact_mesh_edge_crease(const ct_contact_mesh *cm, int e)

@@ -147,6 +147,31 @@ def _areas(dim, X, C):
     return wv, edges, val
 
 
+def creases(X, C):
+    """3D: the crease s_e = max(1e-3, min(1, max over the edge's face pairs of (1 - n_i.n_j)/2)) of every
+    edge (a face that runs along the edge the same way as the other is flipped first; a free edge: 1),
+    the factor of the convergent set's edge-edge weight (models/ipc_adhesion/README.md), cached."""
+    key = ("crease", X.tobytes(), C.tobytes())
+    if key not in _areas_cache:
+        faces = {}
+        for c in C:
+            n = np.cross(X[c[1]] - X[c[0]], X[c[2]] - X[c[0]])
+            n = n / np.linalg.norm(n)
+            for k in range(3):
+                a, b = c[k], c[(k + 1) % 3]
+                faces.setdefault(tuple(sorted((a, b))), []).append((n, a < b))
+        s = {}
+        for e, fl in faces.items():
+            v = 1.0 if len(fl) < 2 else 0.0
+            for i in range(len(fl)):
+                for j in range(i + 1, len(fl)):
+                    sg = -1.0 if fl[i][1] == fl[j][1] else 1.0
+                    v = max(v, 0.5 * (1.0 - sg * float(np.dot(fl[i][0], fl[j][0]))))
+            s[e] = max(1e-3, min(1.0, v))
+        _areas_cache[key] = s
+    return _areas_cache[key]
+
+
 # ------------------------------------------------------------------ predictions (README formulas)
 _rows_cache = {}
 
@@ -268,8 +293,9 @@ def predict(dim, setname, probe, plane, body, P, dhat, kappa, wpoint, h, rot=Non
             E[i] += (0.25 if dim == 3 else 0.5) * wpl[u] * sum(bar(d, dhat) for d in du)
     if dim == 2:
         return kappa * E
-    # 3D edge-edge terms: omega = d̂² (convergent) or (A_a + A_b)/4 (ipc2020), unmollified (the body's
-    # edges are far from parallel to the plane)
+    # 3D edge-edge terms: ½(Ω_a + Ω_b) with Ω_e = s_e d̂² (convergent: the edge's crease) or (A_a + A_b)/4
+    # (ipc2020), unmollified (the body's edges are far from parallel to the plane)
+    sp, sb = creases(Xp, Cp), creases(Xb, Cb)
     lowe = [e for e in eb if min(Xb[e[0]][2], Xb[e[1]][2]) + h < dhat]
     for (k, l), Ap in epl.items():
         i = rows_near(P, Xp[[k, l]], reach, curved)
@@ -277,11 +303,12 @@ def predict(dim, setname, probe, plane, body, P, dhat, kappa, wpoint, h, rot=Non
             continue
         for (a, b_) in lowe:
             d = d_seg_seg(world(i, Xb[a]), world(i, Xb[b_]), Xp[k], Xp[l])
-            E[i] += (dhat ** 2 if conv else 0.25 * (eb[(a, b_)] + Ap)) * bar(d, dhat)
-        if conv:  # plane edge against the tip: -(n_tip - 1) ω/2, n_tip = body edges at the tip
+            w = 0.5 * (sb[(a, b_)] + sp[(k, l)]) * dhat ** 2 if conv else 0.25 * (eb[(a, b_)] + Ap)
+            E[i] += w * bar(d, dhat)
+        if conv:  # plane edge against the tip: -(n_tip - 1) Ω/2, n_tip = body edges at the tip
             ntip = sum(1 for e in eb if 0 in e)
-            E[i] -= (ntip - 1) * 0.5 * dhat ** 2 * bar(d_point_seg(P[i], Xp[k], Xp[l]), dhat)
-    if conv:  # body edges against plane vertices: -(n_p - 1) ω/2, n_p = plane edges at p
+            E[i] -= (ntip - 1) * 0.5 * sp[(k, l)] * dhat ** 2 * bar(d_point_seg(P[i], Xp[k], Xp[l]), dhat)
+    if conv:  # body edges against plane vertices: -(n_p - 1) Ω/2, n_p = plane edges at p
         for p in range(len(Xp)):
             i = rows_near(P, Xp[p][None, :], reach, curved)
             if not len(i):
@@ -290,7 +317,7 @@ def predict(dim, setname, probe, plane, body, P, dhat, kappa, wpoint, h, rot=Non
             if curved:
                 rel = np.einsum("nji,nj->ni", rot[i], rel)
             for (a, b_) in lowe:
-                E[i] -= (val[p] - 1) * 0.5 * dhat ** 2 * bar(d_point_seg(rel, Xb[a], Xb[b_]), dhat)
+                E[i] -= (val[p] - 1) * 0.5 * sb[(a, b_)] * dhat ** 2 * bar(d_point_seg(rel, Xb[a], Xb[b_]), dhat)
     return kappa * E
 
 
@@ -449,17 +476,28 @@ for name, r in runs.items():
         pred = 1 + a / wv
         claims.check(abs(np.max(r["e"]) - pred) < 1e-6, f"{name}: max E/E_flat = {np.max(r['e']):.6f} = 1 + w_u/w_tip "
                      f"= {pred:.6f}")
+    if r["dim"] == 3:
+        # edge-edge weights Ω = s d̂²: the tip's three edges (creases S_t in all, the body's dihedral angles)
+        # and the flat plane's interior edges (s_p = 1e-3, the floor)
+        Xb, Cb = meshes["3d_body"][1:]
+        S_t = sum(v for e, v in creases(Xb, Cb).items() if 0 in e)
+        s_p = 1e-3
     if r["dim"] == 3 and r["plane"] in ("grid", "alt") and r["path"] == "xmid":
-        # over an edge, no vertex near: edge-edge terms, 3 tip edges × d̂² − (3 − 1)·½d̂² = 2 d̂² per plane edge
-        pred = 1 + 2 * dhat ** 2 / (0.5 * wv)
+        # over an edge, no vertex near: edge-edge pairs Σ_t ½(s_t + s_p) d̂² − (3 − 1)·½ s_p d̂² (the plane
+        # edge against the tip) = ½ (S_t + s_p) d̂² per plane edge
+        ee = 0.5 * (S_t + s_p) * dhat ** 2
+        pred = 1 + ee / (0.5 * wv)
         claims.check(abs(np.max(r["e"]) - pred) < 2e-4, f"{name}: max E/E_flat = {np.max(r['e']):.6f}; over an edge "
-                     f"1 + 2d̂²/(w_v/2) = {pred:.6f}")
+                     f"1 + ½(S_t + s_p) d̂²/(w_v/2) = {pred:.6f} (S_t = {S_t:.4f})")
     if r["dim"] == 3 and r["plane"] == "grid" and r["path"] == "diag":
-        # over a grid vertex (6 edges, w_u = a²): EE 6·2d̂² − 3·(6−1)/2·d̂², vertex quadrature w_u/2
+        # over a grid vertex u (6 edges, w_u = a²): pairs 6·Σ_t ½(s_t + s_p) d̂², the plane edges against the tip
+        # −6·(3 − 1)·½ s_p d̂², the tip edges against u −Σ_t (6 − 1)·½ s_t d̂²: (S_t/2 + 3 s_p) d̂²; and u's own
+        # vertex quadrature w_u/2
         a = 4 * dhat
-        pred = 1 + (6 * 2 * dhat ** 2 - 3 * 5 / 2 * dhat ** 2 + 0.5 * a * a) / (0.5 * wv)
+        ee = (0.5 * S_t + 3 * s_p) * dhat ** 2
+        pred = 1 + (ee + 0.5 * a * a) / (0.5 * wv)
         claims.check(abs(np.max(r["e"]) - pred) < 1e-6, f"{name}: max E/E_flat = {np.max(r['e']):.6f}; over a grid vertex "
-                     f"1 + (4.5 d̂² + a²/2)/(w_v/2) = {pred:.6f}")
+                     f"1 + ((S_t/2 + 3 s_p) d̂² + a²/2)/(w_v/2) = {pred:.6f}")
 
 # ------------------------------------------------------------------ curved surfaces
 print("\n== curved surfaces (faceted circle / cylinder, probe on the arc at h above the circle): walls of the sagitta")

@@ -438,6 +438,11 @@ static ct_status ipc_begin_step(void *p, const ct_step_ctx *c)
         st->t_pairs += now() - t0;
         if (s != CT_OK) return s;
         st->cache_valid = 0;
+    } else if (c->dim == 3 && st->colset.kind == CT_COLSET_CONVERGENT) {
+        /* the edges' creases (their edge–edge weights) are lagged at x^n too */
+        ct_status s = ct_contact_mesh_lag(&st->cm, c->x_prev, NULL, 0.0, 0);
+        if (s != CT_OK) return s;
+        st->cache_valid = 0;
     }
     return lag_friction(st, c, c->x_prev);
 }

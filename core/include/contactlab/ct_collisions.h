@@ -147,7 +147,7 @@ typedef struct ct_contact_mesh {
     int npart;               /* participants (1 + the largest part[] of a surface vertex) */
     unsigned char *part_kin; /* npart: 1 if every surface vertex of the participant is prescribed
                                 (all 0 when movable is NULL) */
-    double *edge_crease;     /* 3D: per surface edge, ct_contact_mesh_edge_crease at the rest positions */
+    double *edge_crease;     /* 3D: per surface edge, ct_contact_mesh_edge_crease (at the lag) */
 } ct_contact_mesh;
 
 /* Topology, quadrature CT_QUAD_FACE and its lag at x_rest (so the face-aware weights are defined
@@ -174,11 +174,14 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
 double ct_contact_mesh_vertex_weight(const ct_contact_mesh *cm, int v, const double *n);
 /* The same for surface edge e (3D) over the faces at e, at least CT_QUAD_FLOOR·w_e. */
 double ct_contact_mesh_edge_weight(const ct_contact_mesh *cm, int e, const double *n);
-/* The crease s_e of surface edge e (3D) at the rest positions: max over its pairs of incident
- * faces of (1 − n_i·n_j)/2 = sin²(φ/2), φ the angle between their outward normals (a face whose
- * order runs along e the same way as the other's is flipped first): 0 flat, ½ a right-angled
- * edge, 1 a knife edge or a free edge (one face); at least CT_QUAD_FLOOR. 1 in 2D. The convergent
- * set's edge family carries s_e of an edge's weight (models/ipc_adhesion/README.md). */
+/* The crease s_e of surface edge e (3D) at the lag positions xⁿ (ct_contact_mesh_lag; the rest
+ * positions until the first lag): max over its pairs of incident faces of (1 − n_i·n_j)/2 =
+ * sin²(φ/2), φ the angle between their outward normals (a face whose order runs along e the same
+ * way as the other's is flipped first): 0 flat, ½ a right-angled edge, 1 a knife edge, a free
+ * edge (one face) or a degenerate face; at least CT_QUAD_FLOOR. 1 in 2D. Lagged like the
+ * face-aware weights, so constant within a step: a face that folds in a step is a crease in the
+ * next. The convergent set's edge family carries s_e of an edge's weight
+ * (models/ipc_adhesion/README.md). */
 double ct_contact_mesh_edge_crease(const ct_contact_mesh *cm, int e);
 /* ½ Σ_{e∋v} (1 − s_e) w_e(n): what the vertex family of the convergent set with area-weighted
  * edges adds to vertex v's weight for the contact direction n (NULL or non-finite: the rest
