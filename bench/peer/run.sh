@@ -8,7 +8,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${WORK:-$HERE/work}
-CL_DRIVER=${CL_DRIVER:?set CL_DRIVER to contactlab's cl_driver}
+CL_DRIVER=${CL_DRIVER:?set CL_DRIVER to the contactlab driver cl_driver}
 OUT=${OUT:-$HERE/../results/peer_$(hostname)}
 PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 [ -x "$WORK/ipctk_driver" ] || { echo "run.sh: no $WORK/ipctk_driver (run bench/peer/build.sh)" >&2; exit 2; }

@@ -347,8 +347,10 @@ static ct_status leaf_pairs(const query *q, int na, int nb, ct_pair_list *out)
     const double *ba = q->ta->box, *bb = q->tb->box;
     const int *oa = q->ta->order, *ob = q->tb->order;
     const int same = q->self && na == nb;
+    const double nbx[6] = {B->lo[0], B->lo[1], B->lo[2], B->hi[0], B->hi[1], B->hi[2]};
     for (int p = A->first; p < A->first + A->count; ++p) {
         const double *bp = ba + 6 * (size_t)p;
+        if (!same && !boxes_overlap(bp, nbx)) continue; /* p meets none of B's boxes */
         for (int r = same ? p + 1 : B->first; r < B->first + B->count; ++r) {
             if (!boxes_overlap(bp, bb + 6 * (size_t)r)) continue;
             int i = oa[p], j = ob[r];
