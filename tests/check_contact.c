@@ -1027,6 +1027,88 @@ static double *bottom_share(const ct_step_ctx *c)
     return w;
 }
 
+/* Friction keeps the pairs that press. Two plates with aligned 8 × 8 grids at d̂/2 (IPC2020 set,
+ * vertex weights), the top one turned by 1e-10 rad: each edge over its nearly parallel twin is a
+ * mollified edge–edge term whose mollifier is ~1e-17. The friction set keeps exactly the terms
+ * whose normal force |λ| exceeds CT_FRICTION_NEGLIGIBLE × the largest (λ recomputed here per
+ * term); the dropped ones, some with λ ≠ 0, carry at most that fraction of the largest force. */
+START_TEST(test_friction_pressing_pairs)
+{
+    const double dhat = 1e-3, dk[2] = {dhat, 1e4};
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"dim\": 3, \"time\": {\"dt\": 0.01, \"duration\": 0.01}, \"gravity\": [0, 0, 0],"
+             " \"contact\": {\"model\": \"ipc\", \"dhat\": %g, \"kappa\": 1e4},"
+             " \"bodies\": ["
+             "  {\"name\": \"bottom\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.004, 1], \"cells\": [8, 1, 8],"
+             "   \"origin\": [0, -0.004, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
+             "   \"density\": 1000}},"
+             "  {\"name\": \"top\", \"mesh\": {\"generator\": \"box\", \"size\": [1, 0.004, 1], \"cells\": [8, 1, 8],"
+             "   \"origin\": [0, %.17g, 0]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3,"
+             "   \"density\": 1000}}]}",
+             dhat, 0.5 * dhat);
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, json, NULL);
+    const ct_step_ctx *c = &sim->ctx;
+    /* the top plate turned by 1e-10 rad about the vertical through its centre: its edges are
+       parallel to their twins to ~1e-10, their mollifiers ~1e-17 but not 0 */
+    const size_t nd = (size_t)c->nx * 3;
+    double *x = malloc(nd * sizeof *x);
+    memcpy(x, sim->x, nd * sizeof *x);
+    for (int v = 0; v < c->nx; ++v)
+        if (c->vert_part[v] == 1) {
+            const double th = 1e-10, dx = x[3 * v] - 0.5, dz = x[3 * v + 2] - 0.5;
+            x[3 * v] = 0.5 + cos(th) * dx - sin(th) * dz;
+            x[3 * v + 2] = 0.5 + sin(th) * dx + cos(th) * dz;
+        }
+    ct_contact_mesh cm;
+    ck_assert_int_eq(ct_contact_mesh_init(&cm, 3, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
+    cm.quadrature = CT_QUAD_VERTEX;
+    ct_candidates cand;
+    ct_candidates_init(&cand);
+    ck_assert_int_eq(ct_broadphase_proximity(c->surf, x, NULL, dhat, 1, &cand), CT_OK);
+    ct_colset_opts o = {CT_COLSET_IPC2020, CT_EEW_AREA, dhat, 1, dhat, 0};
+    ct_collision_set cs;
+    ct_collision_set_init(&cs);
+    ck_assert_int_eq(ct_collision_set_build(&cs, &cm, &cand, NULL, 0, x, &o), CT_OK);
+    ct_friction_set fs;
+    ct_friction_set_init(&fs);
+    ck_assert_int_eq(ct_friction_set_build(&fs, &cs, &cm, NULL, x, proj_kappa_density, dk, mu_03, NULL), CT_OK);
+    double lmax = 0.0;
+    long npp = 0, nee = 0, kept = 0;
+    for (long i = 0; i < cs.n; ++i) {
+        lmax = fmax(lmax, fabs(ct_collision_normal_force(&cs.c[i], &cm, NULL, x, proj_kappa_density, dk)));
+        npp += cs.c[i].kind == CT_COL_PP;
+        nee += cs.c[i].kind == CT_COL_EE;
+    }
+    double dropped_max = 0.0;
+    long dropped_nonzero = 0, pressing = 0;
+    for (long i = 0, k = 0; i < cs.n; ++i) { /* the friction set keeps the set's order */
+        const double l = ct_collision_normal_force(&cs.c[i], &cm, NULL, x, proj_kappa_density, dk);
+        pressing += fabs(l) > CT_FRICTION_NEGLIGIBLE * lmax;
+        if (k < fs.n && memcmp(&fs.p[k].c, &cs.c[i], sizeof cs.c[i]) == 0) {
+            ck_assert(fabs(l) > CT_FRICTION_NEGLIGIBLE * lmax && fs.p[k].lambda == l);
+            ++k, ++kept;
+        } else {
+            dropped_max = fmax(dropped_max, fabs(l));
+            dropped_nonzero += l != 0.0;
+        }
+    }
+    printf("friction pairs that press: %ld terms (%ld point-point, %ld edge-edge), %ld friction pairs; %ld dropped "
+           "with lambda != 0, the largest |lambda| / largest %.1e\n", cs.n, npp, nee, fs.n, dropped_nonzero,
+           dropped_max / lmax);
+    ck_assert_int_eq(kept, fs.n);
+    ck_assert_int_eq(fs.n, pressing);
+    ck_assert(nee > 0 && dropped_nonzero > 0 && dropped_max <= CT_FRICTION_NEGLIGIBLE * lmax);
+    free(x);
+    ct_friction_set_free(&fs);
+    ct_collision_set_free(&cs);
+    ct_candidates_free(&cand);
+    ct_contact_mesh_free(&cm);
+    free_sim(sim, &sc);
+}
+END_TEST
+
 /* The creases s_e of a box (L × t × L, 4 × 2 × 4 cells): an edge on one of the box's twelve edges
  * (both ends on two common faces of the box) has s = sin²(45°) = ½; every other edge lies inside a
  * flat face (its two triangles coplanar, in either diagonal orientation) and has the floor 1e-3.
@@ -1703,6 +1785,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_colset_near_candidates);
     tcase_add_test(tc, test_face_weights_vertex);
     tcase_add_test(tc, test_edge_crease);
+    tcase_add_test(tc, test_friction_pressing_pairs);
     tcase_add_test(tc, test_face_weights_sets);
     tcase_add_test(tc, test_plate_equilibrium);
     tcase_add_test(tc, test_area_load_traction);

@@ -274,6 +274,16 @@ START_TEST(test_closed_form_pt)
         {-0.3, -0.2, CT_PT_P_T0, 0.13, 0.0, 0.0},
         {1.4, -0.1, CT_PT_P_T1, 0.17, 1.0, 0.0},
         {-0.1, 1.5, CT_PT_P_T2, 0.26, 0.0, 1.0},
+        /* exact ties: a point that projects onto the boundary is classified by the lower feature
+           (the collision sets then reduce it to a point–edge / point–point stencil and merge it
+           with the other triangles' terms of that feature; ct_pt_classify's interior test is
+           strict) */
+        {0.0, 0.0, CT_PT_P_T0, 0.0, 0.0, 0.0},
+        {1.0, 0.0, CT_PT_P_T1, 0.0, 1.0, 0.0},
+        {0.0, 1.0, CT_PT_P_T2, 0.0, 0.0, 1.0},
+        {0.5, 0.0, CT_PT_P_E0, 0.0, 0.5, 0.0},
+        {0.5, 0.5, CT_PT_P_E1, 0.0, 0.5, 0.5},
+        {0.0, 0.25, CT_PT_P_E2, 0.0, 0.0, 0.25},
     };
     double err = 0.0, errb = 0.0;
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; ++i)
@@ -288,7 +298,7 @@ START_TEST(test_closed_form_pt)
             ct_pt_closest(p, t0, t1, t2, &b1, &b2);
             errb = max_d(errb, fmax(fabs(b1 - cs[i].b1), fabs(b2 - cs[i].b2)));
         }
-    printf("closed form PT (7 cases x 4 heights): max rel err %.2e, closest coords %.2e\n", err,
+    printf("closed form PT (13 cases, 6 of them exact ties, x 4 heights): max rel err %.2e, closest coords %.2e\n", err,
            errb);
     ck_assert_double_le(err, 1e-14);
     ck_assert_double_le(errb, 1e-15);
