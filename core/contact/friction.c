@@ -128,16 +128,17 @@ ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, 
     /* the normal forces, then the closest points and tangent bases of the pairs that keep one */
     for (long i = 0; i < cs->n; ++i) {
         const ct_collision *c = &cs->c[i];
+        const double m = mu ? mu(muctx, c) : 0.0, ma = adh ? adh->mu_a(adh->mctx, c) : 0.0;
+        if (!(m > 0.0) && !(ma > 0.0)) continue;
         /* a nearly parallel edge–edge pair whose mollifier is negligible presses with that fraction
          * of its unmollified force: no normal force (decided without the distance) */
         if (c->kind == CT_COL_EE && c->eps_x > 0 && ct_collision_mollifier(c, x_lag, NULL, NULL) <= CT_FRICTION_NEGLIGIBLE)
             continue;
-        double m = mu ? mu(muctx, c) : 0.0, lambda = 0.0;
+        double lambda = 0.0, lambda_a = 0.0;
         if (m > 0.0) {
             lambda = ct_collision_normal_force(c, cm, obs, x_lag, normal, nctx);
             if (!isfinite(lambda)) lambda = 0.0;
         }
-        double ma = adh ? adh->mu_a(adh->mctx, c) : 0.0, lambda_a = 0.0;
         if (ma > 0.0) {
             lambda_a = ct_collision_normal_force(c, cm, obs, x_lag, adh->lambda, adh->lctx);
             if (!isfinite(lambda_a)) lambda_a = 0.0;
