@@ -82,16 +82,19 @@ static int vertex_coef_2d(const ct_contact_mesh *cm, int u, int v)
  * ct_contact_mesh_edge_share). */
 enum { W_FACE = 1, W_SHARE = 2 };
 
-/* v's face-aware weight against participant pu: the lagged one, or (none: the term appeared
- * mid-step) for the direction n that dir(cm, v, q, n) gives, with the edge share if W_SHARE */
+/* v's face-aware weight against participant pu: the lagged one (with W_SHARE plus its edge share,
+ * the entry of vdir_s beside it), or (none: the term appeared mid-step) the weight for the
+ * direction n that dir(cm, v, q, n) gives, plus the edge share for n if W_SHARE */
 static double vw_face(const ct_contact_mesh *cm, int v, int pu, int mode, void (*dir)(const ct_contact_mesh *, int, int, double *),
                       int q)
 {
     const double *w = ct_lag_vertex_weight(cm, v, pu);
-    if (w) return *w + (mode & W_SHARE ? *ct_lag_vertex_share(cm, v, pu) : 0.0);
+    if (w && !(mode & W_SHARE)) return *w;
+    if (w && cm->vshare_on) return *w + cm->vdir_s[w - cm->vdir_w];
     double n[3];
     dir(cm, v, q, n);
-    return ct_contact_mesh_vertex_weight(cm, v, n) + (mode & W_SHARE ? ct_contact_mesh_edge_share(cm, v, n) : 0.0);
+    const double share = mode & W_SHARE ? ct_contact_mesh_edge_share(cm, v, n) : 0.0;
+    return (w ? *w : ct_contact_mesh_vertex_weight(cm, v, n)) + share;
 }
 
 static void dir_pp(const ct_contact_mesh *cm, int v, int u, double *n)

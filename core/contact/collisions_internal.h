@@ -39,8 +39,5 @@ void ct_lag_dir_ee(const ct_contact_mesh *cm, int ea, int eb, double *n);
  * contact direction, computed by ct_contact_mesh_lag), NULL if the lag has none. */
 const double *ct_lag_vertex_weight(const ct_contact_mesh *cm, int v, int part);
 const double *ct_lag_edge_weight(const ct_contact_mesh *cm, int e, int part);
-/* The edge share of vertex v's lagged weight against participant part (ct_contact_mesh_edge_share
- * for the same direction; 3D), NULL if the lag has none. */
-const double *ct_lag_vertex_share(const ct_contact_mesh *cm, int v, int part);
 
 #endif

@@ -171,8 +171,34 @@ void ct_lag_dir_ee(const ct_contact_mesh *cm, int ea, int eb, double *n)
     }
 }
 
-static int runs_along(const ct_contact_mesh *cm, int f, int e);
-static void lag_creases(ct_contact_mesh *cm);
+/* 1 if face f runs along edge e from its first to its second vertex. */
+static int runs_along(const ct_contact_mesh *cm, int f, int e)
+{
+    const int *F = cm->s->faces + 3 * f, e0 = cm->s->edges[2 * e], e1 = cm->s->edges[2 * e + 1];
+    for (int k = 0; k < 3; ++k)
+        if (F[k] == e0) return F[(k + 1) % 3] == e1;
+    return 0;
+}
+
+/* The creases s_e of every edge from the lagged face normals (ct_contact_mesh_edge_crease). */
+static void lag_creases(ct_contact_mesh *cm)
+{
+    for (int e = 0; e < cm->s->ned; ++e) {
+        const int lo = cm->ef_ptr[e], hi = cm->ef_ptr[e + 1];
+        double se = hi - lo < 2 ? 1.0 : 0.0; /* a free edge is a knife edge */
+        for (int i = lo; i < hi; ++i)
+            for (int j = i + 1; j < hi; ++j) {
+                /* consistently oriented faces run along their common edge in opposite directions */
+                const int fi = cm->ef_face[i], fj = cm->ef_face[j];
+                const double *ni = cm->face_un + 3 * (size_t)fi, *nj = cm->face_un + 3 * (size_t)fj;
+                const double sg = runs_along(cm, fi, e) == runs_along(cm, fj, e) ? -1.0 : 1.0;
+                const double c = sg * (ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2]);
+                const int degenerate = ni[0] == 0.0 && ni[1] == 0.0 && ni[2] == 0.0;
+                se = fmax(se, degenerate || (nj[0] == 0.0 && nj[1] == 0.0 && nj[2] == 0.0) ? 1.0 : 0.5 * (1.0 - c));
+            }
+        cm->edge_crease[e] = fmax(CT_QUAD_FLOOR, fmin(1.0, se));
+    }
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* the lag                                                                                     */
@@ -280,7 +306,7 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
             cm->face_un[2 * (size_t)e + 1] = -k * dx;
         }
     }
-    cm->vdir_on = cm->edir_on = 0;
+    cm->vdir_on = cm->edir_on = cm->vshare_on = 0;
     if (!cand) return CT_OK;
     /* per (vertex, partner): the nearest partner primitive at x among the candidates within reach
      * (farther ones are left out: which of them a candidate list holds depends on where it was
@@ -304,10 +330,11 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
     }
     qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
     ct_status st = write_dirs(cm, cm->lag_rows, n, cm->nv, dim == 3 ? dir_vf : dir_ve, ct_contact_mesh_vertex_weight,
-                              dim == 3 ? ct_contact_mesh_edge_share : NULL, &cm->vdir_ptr, &cm->vdir_part,
-                              &cm->vdir_w, &cm->vdir_s, &cm->vdir_cap);
+                              dim == 3 && edges ? ct_contact_mesh_edge_share : NULL, &cm->vdir_ptr,
+                              &cm->vdir_part, &cm->vdir_w, &cm->vdir_s, &cm->vdir_cap);
     if (st != CT_OK) return st;
     cm->vdir_on = 1;
+    cm->vshare_on = dim == 3 && edges;
     if (dim != 3 || !edges) return CT_OK;
     /* per (edge, partner): the nearest partner edge at x among the edge–edge candidates */
     const ct_pair_list *E = &cand->ee;
@@ -335,12 +362,6 @@ const double *ct_lag_vertex_weight(const ct_contact_mesh *cm, int v, int part)
     for (int i = cm->vdir_ptr[v]; i < cm->vdir_ptr[v + 1]; ++i)
         if (cm->vdir_part[i] == part) return cm->vdir_w + i;
     return NULL;
-}
-
-const double *ct_lag_vertex_share(const ct_contact_mesh *cm, int v, int part)
-{
-    const double *w = ct_lag_vertex_weight(cm, v, part);
-    return w && cm->dim == 3 ? cm->vdir_s + (w - cm->vdir_w) : NULL;
 }
 
 const double *ct_lag_edge_weight(const ct_contact_mesh *cm, int e, int part)
@@ -556,35 +577,6 @@ nomem:
     free(fill);
     ct_contact_mesh_free(cm);
     return CT_ENOMEM;
-}
-
-/* 1 if face f runs along edge e from its first to its second vertex. */
-static int runs_along(const ct_contact_mesh *cm, int f, int e)
-{
-    const int *F = cm->s->faces + 3 * f, e0 = cm->s->edges[2 * e], e1 = cm->s->edges[2 * e + 1];
-    for (int k = 0; k < 3; ++k)
-        if (F[k] == e0) return F[(k + 1) % 3] == e1;
-    return 0;
-}
-
-/* The creases s_e of every edge from the lagged face normals (ct_contact_mesh_edge_crease). */
-static void lag_creases(ct_contact_mesh *cm)
-{
-    for (int e = 0; e < cm->s->ned; ++e) {
-        const int lo = cm->ef_ptr[e], hi = cm->ef_ptr[e + 1];
-        double se = hi - lo < 2 ? 1.0 : 0.0; /* a free edge is a knife edge */
-        for (int i = lo; i < hi; ++i)
-            for (int j = i + 1; j < hi; ++j) {
-                /* consistently oriented faces run along their common edge in opposite directions */
-                const int fi = cm->ef_face[i], fj = cm->ef_face[j];
-                const double *ni = cm->face_un + 3 * (size_t)fi, *nj = cm->face_un + 3 * (size_t)fj;
-                const double sg = runs_along(cm, fi, e) == runs_along(cm, fj, e) ? -1.0 : 1.0;
-                const double c = sg * (ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2]);
-                const int degenerate = ni[0] == 0.0 && ni[1] == 0.0 && ni[2] == 0.0;
-                se = fmax(se, degenerate || (nj[0] == 0.0 && nj[1] == 0.0 && nj[2] == 0.0) ? 1.0 : 0.5 * (1.0 - c));
-            }
-        cm->edge_crease[e] = fmax(CT_QUAD_FLOOR, fmin(1.0, se));
-    }
 }
 
 double ct_contact_mesh_edge_crease(const ct_contact_mesh *cm, int e)

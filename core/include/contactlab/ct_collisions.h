@@ -135,10 +135,12 @@ typedef struct ct_contact_mesh {
     double *x_lag;           /* nv*dim positions xⁿ */
     double *face_un;         /* 3D: nf*3, 2D: ned*2: outward unit normals at xⁿ (0 if degenerate) */
     int vdir_on, edir_on;    /* the per-partner directions below are set */
+    int vshare_on;           /* vdir_s is set (a 3D lag with `edges`) */
     int *vdir_ptr, *vdir_part; /* per vertex (CSR, nv+1): one entry per partner participant with a */
     double *vdir_w;          /*   candidate within reach at xⁿ: the vertex's face-aware weight for the
                                   direction from the partner's closest point at xⁿ towards it */
-    double *vdir_s;          /* 3D, the same entries: ct_contact_mesh_edge_share for that direction */
+    double *vdir_s;          /* with vshare_on, the same entries: ct_contact_mesh_edge_share for that
+                                  direction (the vertex weights of area-weighted edge–edge terms) */
     int *edir_ptr, *edir_part; /* 3D, per edge (ned+1): the same from the edge–edge candidates */
     double *edir_w;
     long vdir_cap, edir_cap, lag_rows_cap;
@@ -159,8 +161,9 @@ void ct_contact_mesh_free(ct_contact_mesh *cm);
  * proximity candidates cand at x (NULL: none) within `reach` of each other at x (the model's
  * activation distance), each vertex's contact direction per partner participant: from the
  * partner's closest point at x (over the vertex's candidates of that partner) towards the vertex;
- * with `edges` (3D), the same for the edges from the edge–edge candidates (needed by
- * area-weighted edge–edge terms only). A model calls it at the start of each step (begin_step,
+ * with `edges` (3D), the same for the edges from the edge–edge candidates, and each vertex entry's
+ * edge share (ct_contact_mesh_edge_share; both needed by area-weighted edge–edge terms only). In 3D
+ * also the edges' creases (ct_contact_mesh_edge_crease). A model calls it at the start of each step (begin_step,
  * x = xⁿ, candidates covering every pair within reach at xⁿ) and drops whatever it built from the
  * set before (the terms' weights change). O(nv + nf + candidates · log); it reuses its memory
  * (allocates only when the candidates grow). */
