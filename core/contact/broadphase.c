@@ -17,8 +17,10 @@
  * some t is a candidate. All box bounds are widened outward by two ulps of the coordinate so
  * that rounding never drops a pair exactly at the threshold.
  *
- * Trees are rebuilt at every call (the API has no cache); the build is an O(n log n) median
- * split, a few milliseconds for 10^4..10^5 primitives (see tests/check_bvh.c for timings).
+ * Trees are rebuilt at every call over the arrays of the previous call (kept in
+ * ct_candidates.work, so a candidate list reused from iteration to iteration allocates nothing
+ * once grown); the build is a Morton sort and a linear pass (ct_bvh.h), about a millisecond per
+ * 10^4 primitives (tests/check_bvh.c prints timings).
  */
 #include "contactlab/ct_broadphase.h"
 
@@ -30,11 +32,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a query keeps for the next one: a tree per primitive kind (rebuilt at every call over
+ * the same arrays), the box scratch and the per-thread lists of the parallel queries. */
+struct ct_broadphase_work {
+    ct_bvh tv, tp, te; /* vertices; faces (3D) or segments (2D); edges (3D) */
+    double *boxes;
+    size_t cap;        /* doubles in boxes */
+    ct_bvh_scratch qs;
+};
+
+static void work_free(ct_broadphase_work *w)
+{
+    if (!w) return;
+    ct_bvh_free(&w->tv);
+    ct_bvh_free(&w->tp);
+    ct_bvh_free(&w->te);
+    free(w->boxes);
+    ct_bvh_scratch_free(&w->qs);
+    free(w);
+}
+
 void ct_candidates_init(ct_candidates *c)
 {
     ct_pair_list_init(&c->vf);
     ct_pair_list_init(&c->ee);
     ct_pair_list_init(&c->ve);
+    c->work = NULL;
 }
 
 void ct_candidates_clear(ct_candidates *c)
@@ -50,6 +73,8 @@ void ct_candidates_free(ct_candidates *c)
     ct_pair_list_free(&c->vf);
     ct_pair_list_free(&c->ee);
     ct_pair_list_free(&c->ve);
+    work_free(c->work);
+    c->work = NULL;
 }
 
 /* ---------------------------------------------------------------- boxes */
@@ -135,15 +160,19 @@ static int surface_ok(const ct_surface *s)
 }
 
 /* Build a tree over the boxes of nprim primitives. */
-static ct_status tree_of(ct_bvh *t, const ct_surface *s, const double *x, const double *dx,
-                         const int *verts, int nvp, int nprim, double r, int nt, double **scratch)
+static ct_status tree_of(ct_bvh *t, ct_broadphase_work *w, const ct_surface *s, const double *x, const double *dx,
+                         const int *verts, int nvp, int nprim, double r, int nt)
 {
     const int d = s->dim;
-    double *boxes = realloc(*scratch, (size_t)(nprim > 0 ? nprim : 1) * 2 * (size_t)d * sizeof(double));
-    if (!boxes) return CT_ENOMEM;
-    *scratch = boxes;
-    prim_boxes(d, x, dx, verts, nvp, nprim, r, nt, boxes);
-    return ct_bvh_build_threads(t, d, nprim, boxes, nt);
+    const size_t need = (size_t)(nprim > 0 ? nprim : 1) * 2 * (size_t)d;
+    if (need > w->cap) {
+        free(w->boxes);
+        w->boxes = malloc(need * sizeof *w->boxes);
+        w->cap = w->boxes ? need : 0;
+        if (!w->boxes) return CT_ENOMEM;
+    }
+    prim_boxes(d, x, dx, verts, nvp, nprim, r, nt, w->boxes);
+    return ct_bvh_build_threads(t, d, nprim, w->boxes, nt);
 }
 
 static ct_status broadphase(const ct_surface *s, const double *x, const double *dx,
@@ -152,35 +181,33 @@ static ct_status broadphase(const ct_surface *s, const double *x, const double *
 {
     if (!surface_ok(s) || !x || !out || !isfinite(inflate) || inflate < 0.0) return CT_EINPUT;
     ct_candidates_clear(out);
+    if (!out->work) {
+        out->work = calloc(1, sizeof *out->work); /* zero: empty trees and lists (their init) */
+        if (!out->work) return CT_ENOMEM;
+    }
+    ct_broadphase_work *w = out->work;
     const int nt = ct_threads(threads);
     filt_ctx fc = {s, movable};
-    ct_bvh tv, tp;
-    ct_bvh_init(&tv);
-    ct_bvh_init(&tp);
-    double *scratch = NULL;
     ct_status st;
     if (s->dim == 3) {
         /* vertex–face: vertices inflated by `inflate`, faces not */
-        st = tree_of(&tv, s, x, dx, s->bverts, 1, s->nbv, inflate, nt, &scratch);
-        if (st == CT_OK) st = tree_of(&tp, s, x, dx, s->faces, 3, s->nf, 0.0, nt, &scratch);
-        if (st == CT_OK) st = ct_bvh_pairs(&tv, &tp, vf_filter, &fc, threads, &out->vf);
-        /* edge–edge: self query, every edge inflated by inflate/2 (reuse tv's memory) */
-        if (st == CT_OK) st = tree_of(&tv, s, x, dx, s->edges, 2, s->ned, 0.5 * inflate, nt, &scratch);
-        if (st == CT_OK) st = ct_bvh_pairs(&tv, &tv, ee_filter, &fc, threads, &out->ee);
+        st = tree_of(&w->tv, w, s, x, dx, s->bverts, 1, s->nbv, inflate, nt);
+        if (st == CT_OK) st = tree_of(&w->tp, w, s, x, dx, s->faces, 3, s->nf, 0.0, nt);
+        if (st == CT_OK) st = ct_bvh_pairs_with(&w->tv, &w->tp, vf_filter, &fc, threads, &out->vf, &w->qs);
+        /* edge–edge: self query, every edge inflated by inflate/2 */
+        if (st == CT_OK) st = tree_of(&w->te, w, s, x, dx, s->edges, 2, s->ned, 0.5 * inflate, nt);
+        if (st == CT_OK) st = ct_bvh_pairs_with(&w->te, &w->te, ee_filter, &fc, threads, &out->ee, &w->qs);
         if (st == CT_OK)
             for (long m = 0; m < out->vf.n; ++m) out->vf.ij[2 * m] = s->bverts[out->vf.ij[2 * m]];
     } else {
         /* vertex–edge: vertices inflated by `inflate`, boundary segments not */
-        st = tree_of(&tv, s, x, dx, s->bverts, 1, s->nbv, inflate, nt, &scratch);
-        if (st == CT_OK) st = tree_of(&tp, s, x, dx, s->edges, 2, s->ned, 0.0, nt, &scratch);
-        if (st == CT_OK) st = ct_bvh_pairs(&tv, &tp, ve_filter, &fc, threads, &out->ve);
+        st = tree_of(&w->tv, w, s, x, dx, s->bverts, 1, s->nbv, inflate, nt);
+        if (st == CT_OK) st = tree_of(&w->tp, w, s, x, dx, s->edges, 2, s->ned, 0.0, nt);
+        if (st == CT_OK) st = ct_bvh_pairs_with(&w->tv, &w->tp, ve_filter, &fc, threads, &out->ve, &w->qs);
         if (st == CT_OK)
             for (long m = 0; m < out->ve.n; ++m) out->ve.ij[2 * m] = s->bverts[out->ve.ij[2 * m]];
     }
     /* bverts is increasing, so mapping the first index keeps the (vertex, primitive) order */
-    free(scratch);
-    ct_bvh_free(&tv);
-    ct_bvh_free(&tp);
     if (st != CT_OK) ct_candidates_clear(out);
     return st;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { STACK_MAX = 128 }; /* the tree is balanced: depth ≤ log2(n/4) + 2 ≤ 33 */
+enum { STACK_MAX = 128 }; /* one child pushed per level: depth ≤ 63 + log2(n/4) + 1 ≤ 95 (ct_bvh) */
 
 void ct_neighbors_init(ct_neighbors *nb)
 {
@@ -140,7 +140,7 @@ ct_status ct_neighbors_query(const ct_neighbors *nb, const double *q, double R, 
         const ct_bvh_node *nd = &t->nodes[stack[--top]];
         if (!(box_dist2(nd->lo, nd->hi, q, dim) < R2)) continue;
         if (nd->left >= 0) {
-            if (top + 2 > STACK_MAX) return CT_ENOMEM; /* (cannot happen for a balanced tree) */
+            if (top + 2 > STACK_MAX) return CT_ENOMEM; /* (cannot happen: depth bound above) */
             stack[top++] = nd->right;
             stack[top++] = nd->left;
             continue;

@@ -15,10 +15,14 @@
 #include "ct_bvh.h"
 #include "ct_mesh.h"
 
+typedef struct ct_broadphase_work ct_broadphase_work; /* trees and scratch (broadphase.c) */
+
 typedef struct ct_candidates {
     ct_pair_list vf; /* (vertex index, face index) — 3D */
     ct_pair_list ee; /* (edge index, edge index), first < second — 3D */
     ct_pair_list ve; /* (vertex index, edge index) — 2D */
+    ct_broadphase_work *work; /* the queries' trees, boxes and thread lists, kept from call to
+                                 call (owned; NULL before the first query) */
 } ct_candidates;
 
 void ct_candidates_init(ct_candidates *c);

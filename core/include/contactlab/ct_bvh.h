@@ -10,6 +10,8 @@
 
 #include "ct_status.h"
 
+#include <stdint.h>
+
 typedef struct ct_bvh_node {
     double lo[3], hi[3];
     int left, right; /* children (node indices), or -1 for a leaf */
@@ -25,6 +27,9 @@ typedef struct ct_bvh {
     double *box;        /* n*6: box order[k] as lo[3], hi[3] (unused axes 0), in leaf order;
                            kept so pair queries need only the trees */
     int cap;            /* allocated boxes (a rebuild reuses the arrays) */
+    uint64_t *code;     /* build scratch, cap each: Morton codes, the sort's second buffer */
+    uint64_t *code2;
+    int *id2;
 } ct_bvh;
 
 void ct_bvh_init(ct_bvh *b);
@@ -58,5 +63,17 @@ typedef int (*ct_pair_filter)(int i, int j, void *ctx);
  * only i < j is reported. `threads` ≤ 0 means the OpenMP default. */
 ct_status ct_bvh_pairs(const ct_bvh *a, const ct_bvh *b, ct_pair_filter f, void *ctx,
                        int threads, ct_pair_list *out);
+
+/* The per-thread lists of a parallel pair query, kept between queries so that repeated
+ * queries (one per Newton iteration) allocate nothing once the lists have grown. */
+typedef struct ct_bvh_scratch {
+    int n;
+    ct_pair_list *list;
+} ct_bvh_scratch;
+void ct_bvh_scratch_init(ct_bvh_scratch *w);
+void ct_bvh_scratch_free(ct_bvh_scratch *w);
+/* ct_bvh_pairs with its scratch (NULL: a temporary one). */
+ct_status ct_bvh_pairs_with(const ct_bvh *a, const ct_bvh *b, ct_pair_filter f, void *ctx,
+                            int threads, ct_pair_list *out, ct_bvh_scratch *w);
 
 #endif
