@@ -520,14 +520,18 @@ ct_status ct_bvh_pairs_with(const ct_bvh *a, const ct_bvh *b, ct_pair_filter f, 
     int failed = 0;
 #pragma omp parallel num_threads(nt)
     {
-        ct_pair_list *mine = &buf[omp_get_thread_num()];
+        /* a private copy of the thread's list: the list heads share cache lines, and every push
+         * writes its count */
+        const int me = omp_get_thread_num();
+        ct_pair_list mine = buf[me];
 #pragma omp for schedule(dynamic, 1)
         for (long t = 0; t < nf; ++t) {
-            if (descend(&q, front[t], mine) != CT_OK) {
+            if (descend(&q, front[t], &mine) != CT_OK) {
 #pragma omp atomic write
                 failed = 1;
             }
         }
+        buf[me] = mine;
     }
     free(front);
     long total = out->n;
