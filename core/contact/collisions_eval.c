@@ -57,8 +57,8 @@ double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm
     const int *v = c->v;
     double cc = ct_ee_cross2(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), gm ? gc : NULL,
                              Hm ? Hc : NULL);
-    double m1, m2;
-    double m = ct_ee_mollifier(cc, c->eps_x, &m1, &m2);
+    double m1, m2; /* (derivatives only when asked for: they cost two divisions) */
+    double m = ct_ee_mollifier(cc, c->eps_x, gm || Hm ? &m1 : NULL, Hm ? &m2 : NULL);
     if (gm)
         for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
     if (Hm)
