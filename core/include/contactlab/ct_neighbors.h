@@ -3,7 +3,7 @@
  * IMLS surface of Du et al., whose value at q is a weighted sum over the samples within the
  * kernel radius.
  *
- * The samples are the leaves of a ct_bvh of point boxes (ct_bvh.h: median split, ≤ 4 samples per
+ * The samples are the leaves of a ct_bvh of point boxes (ct_bvh.h: Morton-ordered, ≤ 4 samples per
  * leaf), built once; a query descends the nodes whose box is nearer than R. When the samples
  * move, ct_neighbors_refit updates the node bounds in O(n) with the topology kept (the queries
  * stay exact, only slower if the samples move far from their neighbours), and ct_neighbors_build
