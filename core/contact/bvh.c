@@ -179,7 +179,6 @@ ct_status ct_bvh_build(ct_bvh *b, int dim, int n, const double *boxes)
 
 ct_status ct_bvh_build_threads(ct_bvh *b, int dim, int n, const double *boxes, int threads)
 {
-    (void)threads; /* the build is serial: O(n), a small part of a query */
     if (!b || (dim != 2 && dim != 3) || n < 0 || (n > 0 && !boxes) || n > INT_MAX / 2)
         return CT_EINPUT;
     const int d = dim;
@@ -221,7 +220,9 @@ ct_status ct_bvh_build_threads(ct_bvh *b, int dim, int n, const double *boxes, i
     const double scale = ext > 0.0 && isfinite(ext) ? 2097151.0 / ext : 0.0; /* 2^21 - 1 */
     uint64_t *code = b->code;
     int *id = b->order;
-    for (size_t i = 0; i < (size_t)n; ++i) {
+    const int nt = ct_threads(threads);
+#pragma omp parallel for schedule(static) num_threads(nt) if (n >= 50000 && nt > 1 && !omp_in_parallel())
+    for (long i = 0; i < (long)n; ++i) {
         uint64_t q[3] = {0, 0, 0};
         for (int c = 0; c < d; ++c) {
             double m = boxes[2 * d * i + (size_t)c] + boxes[2 * d * i + (size_t)(d + c)];

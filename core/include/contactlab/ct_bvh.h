@@ -36,7 +36,8 @@ void ct_bvh_init(ct_bvh *b);
 /* b must have been initialised (ct_bvh_init) or built before; a rebuild reuses its memory.
  * Boxes must be finite with lo <= hi. */
 ct_status ct_bvh_build(ct_bvh *b, int dim, int n, const double *boxes);
-/* The same with a thread count (<= 0: the OpenMP default); the tree does not depend on it. */
+/* The same with a thread count for the Morton codes of large inputs (<= 0: the OpenMP default;
+ * the sort and the splits are serial); the tree does not depend on it. */
 ct_status ct_bvh_build_threads(ct_bvh *b, int dim, int n, const double *boxes, int threads);
 /* New boxes for the same primitives (same n): recompute node bounds bottom-up, keep the
  * topology. Cheaper than a rebuild when the primitives moved a little. */
