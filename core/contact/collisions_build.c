@@ -248,6 +248,16 @@ enum {
     FAR_A_B = 2  /* both vertices of ea are at d² >= d̂² from eb */
 };
 
+/* The mollifier threshold of edges ea, eb (ct_ee_mollifier_eps at the rest positions, from the
+ * edges' squared rest lengths kept by the contact mesh: the same operations). */
+static inline double ee_eps(const ct_contact_mesh *cm, int ea, int eb)
+{
+    if (cm->edge_l2_rest) return 1e-3 * cm->edge_l2_rest[ea] * cm->edge_l2_rest[eb];
+    const int *E = cm->s->edges;
+    const double *xr = cm->x_rest;
+    return ct_ee_mollifier_eps(X(xr, 3, E[2 * ea]), X(xr, 3, E[2 * ea + 1]), X(xr, 3, E[2 * eb]), X(xr, 3, E[2 * eb + 1]));
+}
+
 static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w,
                      int face, int crease, double dhat2, unsigned char *far, int *err)
 {
@@ -263,8 +273,7 @@ static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, i
         const double ca = crease ? cm->edge_crease[ea] : 1.0, cb = crease ? cm->edge_crease[eb] : 1.0;
         w = 0.5 * (0.5 * ew_ee(cm, ea, eb) * ca + 0.5 * ew_ee(cm, eb, ea) * cb);
     }
-    const double *xr = cm->x_rest;
-    double eps_x = ct_ee_mollifier_eps(X(xr, 3, a0), X(xr, 3, a1), X(xr, 3, b0), X(xr, 3, b1));
+    const double eps_x = ee_eps(cm, ea, eb);
     int r;
     if (c2 < eps_x) {
         r = push(L, B_EE_MOLL + (int)t, ea, eb, w);
@@ -318,9 +327,8 @@ static void term_collision(ct_collision *c, int bucket, uint64_t key, double w, 
         if (bucket == B_EE) {
             c->type = CT_EE_A_B;
         } else {
-            const double *xr = cm->x_rest;
             c->type = (unsigned char)(bucket - B_EE_MOLL);
-            c->eps_x = ct_ee_mollifier_eps(X(xr, 3, c->v[0]), X(xr, 3, c->v[1]), X(xr, 3, c->v[2]), X(xr, 3, c->v[3]));
+            c->eps_x = ee_eps(cm, k0, k1);
         }
     }
     }

@@ -34,6 +34,7 @@ void ct_contact_mesh_free(ct_contact_mesh *cm)
     free(cm->vdir_w);
     free(cm->vdir_s);
     free(cm->edge_crease);
+    free(cm->edge_l2_rest);
     free(cm->edir_ptr);
     free(cm->edir_part);
     free(cm->edir_w);
@@ -536,6 +537,14 @@ ct_status ct_contact_mesh_init(ct_contact_mesh *cm, int dim, const ct_surface *s
         /* the creases of the edges: 1 until a lag computes them (ct_contact_mesh_lag) */
         if (!(cm->edge_crease = malloc(((size_t)ne + 1) * sizeof *cm->edge_crease))) goto nomem;
         for (int e = 0; e < ne; ++e) cm->edge_crease[e] = 1.0;
+        /* |e|² at the rest positions, as ct_ee_mollifier_eps forms it (the edge–edge mollifier's
+         * threshold of every edge pair, read by the set builds) */
+        if (x_rest && !(cm->edge_l2_rest = malloc(((size_t)ne + 1) * sizeof *cm->edge_l2_rest))) goto nomem;
+        for (int e = 0; x_rest && e < ne; ++e) {
+            const double *p0 = x_rest + 3 * (size_t)s->edges[2 * e], *p1 = x_rest + 3 * (size_t)s->edges[2 * e + 1];
+            const double d[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+            cm->edge_l2_rest[e] = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        }
         /* a vertex is on the border of an open surface if one of its edges has one face */
         for (int v = 0; v < nv; ++v) {
             int border = 0, any = 0;

@@ -150,6 +150,8 @@ typedef struct ct_contact_mesh {
     unsigned char *part_kin; /* npart: 1 if every surface vertex of the participant is prescribed
                                 (all 0 when movable is NULL) */
     double *edge_crease;     /* 3D: per surface edge, ct_contact_mesh_edge_crease (at the lag) */
+    double *edge_l2_rest;    /* 3D with x_rest: per surface edge, |e|² at x_rest; the EE mollifier
+                                threshold of edges a, b is 1e-3 · l2[a] · l2[b] (ct_ee_mollifier_eps) */
 } ct_contact_mesh;
 
 /* Topology, quadrature CT_QUAD_FACE and its lag at x_rest (so the face-aware weights are defined
