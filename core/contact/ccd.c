@@ -16,7 +16,8 @@
  * contact, which also absorbs the round-off of the floating-point distance evaluations.
  *
  * Distances are the squared distances of ct_distance.h, with the closest-feature type chosen
- * by classification at every iterate.
+ * by classification at every iterate (ct_xx_classify_d2: classification and distance in one
+ * pass, bitwise the values of ct_xx_classify + ct_xx_d2).
  */
 #include "contactlab/ct_ccd.h"
 
@@ -40,16 +41,19 @@ static double stencil_d2(ct_ccd_kind kind, int dim, const double *y)
     switch (kind) {
     case CT_CCD_PP: return ct_pp_d2(dim, y, y + dim, NULL, NULL);
     case CT_CCD_PE: {
-        const double *p = y, *e0 = y + dim, *e1 = y + 2 * dim;
-        return ct_pe_d2(dim, p, e0, e1, ct_pe_classify(dim, p, e0, e1), NULL, NULL);
+        double d2;
+        ct_pe_classify_d2(dim, y, y + dim, y + 2 * dim, &d2);
+        return d2;
     }
     case CT_CCD_PT: {
-        const double *p = y, *t0 = y + 3, *t1 = y + 6, *t2 = y + 9;
-        return ct_pt_d2(p, t0, t1, t2, ct_pt_classify(p, t0, t1, t2), NULL, NULL);
+        double d2;
+        ct_pt_classify_d2(y, y + 3, y + 6, y + 9, &d2);
+        return d2;
     }
     case CT_CCD_EE: {
-        const double *a0 = y, *a1 = y + 3, *b0 = y + 6, *b1 = y + 9;
-        return ct_ee_d2(a0, a1, b0, b1, ct_ee_classify(a0, a1, b0, b1), NULL, NULL);
+        double d2;
+        ct_ee_classify_d2(y, y + 3, y + 6, y + 9, &d2, NULL, NULL);
+        return d2;
     }
     }
     return 0.0;
