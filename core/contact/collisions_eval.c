@@ -3,6 +3,7 @@
  * not depend on the thread count.
  */
 #include "collisions_internal.h"
+#include "ee_cross.h"
 
 #include "contactlab/ct_distance.h"
 #include "contactlab/ct_parallel.h"
@@ -53,17 +54,23 @@ double ct_collision_d2(const ct_collision *c, const ct_contact_mesh *cm, const c
 double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm, double *Hm)
 {
     if (c->kind != CT_COL_EE || !(c->eps_x > 0)) return 1.0;
-    double gc[12], Hc[144];
     const int *v = c->v;
-    double cc = ct_ee_cross2(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), gm ? gc : NULL,
-                             Hm ? Hc : NULL);
-    double m1, m2; /* (derivatives only when asked for: they cost two divisions) */
-    double m = ct_ee_mollifier(cc, c->eps_x, gm || Hm ? &m1 : NULL, Hm ? &m2 : NULL);
+    const double *a0 = X(x, 3, v[0]), *a1 = X(x, 3, v[1]), *b0 = X(x, 3, v[2]), *b1 = X(x, 3, v[3]);
+    double gc[12], m1, m2;
+    if (!Hm) { /* the energies' and gradients' case, inline (ee_cross.h: the same bits) */
+        const double cc = ee_cross2_grad(a0, a1, b0, b1, gm ? gc : NULL);
+        const double m = ee_mollifier_of(cc, c->eps_x, gm ? &m1 : NULL, NULL);
+        if (gm)
+            for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
+        return m;
+    }
+    double Hc[144];
+    const double cc = ct_ee_cross2(a0, a1, b0, b1, gc, Hc);
+    const double m = ct_ee_mollifier(cc, c->eps_x, &m1, &m2);
     if (gm)
         for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
-    if (Hm)
-        for (int j = 0; j < 12; ++j)
-            for (int i = 0; i < 12; ++i) Hm[i + 12 * j] = m2 * gc[i] * gc[j] + m1 * Hc[i + 12 * j];
+    for (int j = 0; j < 12; ++j)
+        for (int i = 0; i < 12; ++i) Hm[i + 12 * j] = m2 * gc[i] * gc[j] + m1 * Hc[i + 12 * j];
     return m;
 }
 

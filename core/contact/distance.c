@@ -23,6 +23,8 @@
  */
 #include "contactlab/ct_distance.h"
 
+#include "ee_cross.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -520,20 +522,11 @@ double ct_ee_mollifier_eps(const double *a0r, const double *a1r, const double *b
 double ct_ee_cross2(const double *a0, const double *a1, const double *b0, const double *b1,
                     double *g, double *H)
 {
-    double ea[3], eb[3], n[3];
-    subn(3, a1, a0, ea);
-    subn(3, b1, b0, eb);
-    cross3(ea, eb, n);
-    if (g) {
-        double ga[3], gb[3];
-        cross3(eb, n, ga);
-        cross3(n, ea, gb);
-        for (int a = 0; a < 3; ++a) {
-            g[a] = -2.0 * ga[a], g[3 + a] = 2.0 * ga[a];
-            g[6 + a] = -2.0 * gb[a], g[9 + a] = 2.0 * gb[a];
-        }
-    }
+    const double c = ee_cross2_grad(a0, a1, b0, b1, g);
     if (H) {
+        double ea[3], eb[3];
+        subn(3, a1, a0, ea);
+        subn(3, b1, b0, eb);
         const double la = dot3(ea, ea), lb = dot3(eb, eb), eab = dot3(ea, eb);
         double B[2][2][9]; /* blocks in (ea, eb) */
         for (int i = 0; i < 3; ++i)
@@ -552,21 +545,10 @@ double ct_ee_cross2(const double *a0, const double *a1, const double *b0, const 
                     for (int j = 0; j < 3; ++j) H[(3 * vi + i) * 12 + 3 * vj + j] = sg * blk[3 * i + j];
             }
     }
-    return dot3(n, n);
+    return c;
 }
 
-double ct_ee_mollifier(double c, double eps, double *dm, double *d2m)
-{
-    if (c < eps && eps > 0.0) { /* m = (c/ε)(2 − c/ε): m(0) = 0, m(ε) = 1, m'(ε) = 0 */
-        const double x = c / eps;
-        if (dm) *dm = (2.0 - 2.0 * x) / eps;
-        if (d2m) *d2m = -2.0 / (eps * eps);
-        return x * (2.0 - x);
-    }
-    if (dm) *dm = 0.0;
-    if (d2m) *d2m = 0.0;
-    return 1.0;
-}
+double ct_ee_mollifier(double c, double eps, double *dm, double *d2m) { return ee_mollifier_of(c, eps, dm, d2m); }
 
 /* ---- classification and distance in one pass (for the collision-set construction) ----
  * Each returns the type of ct_xx_classify and stores in *d2 the value ct_xx_d2 returns for that

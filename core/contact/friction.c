@@ -1,5 +1,6 @@
 /* friction.c — lagged, mollified IPC friction (Li, Friction (CMU 15-763); IPC 2020 §5). See ct_friction.h. */
 #include "collisions_internal.h" /* ct_collision_mollifier */
+#include "ee_cross.h"
 #include "contactlab/ct_friction.h"
 
 #include "contactlab/ct_adhesion.h"
@@ -112,20 +113,13 @@ static void drop_negligible(ct_friction_set *fs)
     fs->n = k;
 }
 
-/* Whether the mollifier of a mollified edge–edge term is at most CT_FRICTION_NEGLIGIBLE at x: the
- * value of ct_collision_mollifier (the same operations: c = |ea × eb|² as ct_ee_cross2 forms it,
- * m = (c/ε)(2 − c/ε) below ε as ct_ee_mollifier), written out because the set build tests every
- * such term and most of them (nearly parallel edges on aligned grids) are dropped here. */
+/* Whether the mollifier of a mollified edge–edge term is at most CT_FRICTION_NEGLIGIBLE at x (the
+ * value of ct_collision_mollifier, inline: the set build tests every such term and most of them,
+ * nearly parallel edges on aligned grids, are dropped here). */
 static inline int mollifier_negligible(const ct_collision *c, const double *x)
 {
-    const double *a0 = X(x, 3, c->v[0]), *a1 = X(x, 3, c->v[1]), *b0 = X(x, 3, c->v[2]), *b1 = X(x, 3, c->v[3]);
-    const double ea[3] = {a1[0] - a0[0], a1[1] - a0[1], a1[2] - a0[2]};
-    const double eb[3] = {b1[0] - b0[0], b1[1] - b0[1], b1[2] - b0[2]};
-    const double n[3] = {ea[1] * eb[2] - ea[2] * eb[1], ea[2] * eb[0] - ea[0] * eb[2], ea[0] * eb[1] - ea[1] * eb[0]};
-    const double cc = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-    if (!(cc < c->eps_x)) return 0; /* m = 1 */
-    const double t = cc / c->eps_x;
-    return t * (2.0 - t) <= CT_FRICTION_NEGLIGIBLE;
+    const double cc = ee_cross2_grad(X(x, 3, c->v[0]), X(x, 3, c->v[1]), X(x, 3, c->v[2]), X(x, 3, c->v[3]), NULL);
+    return ee_mollifier_of(cc, c->eps_x, NULL, NULL) <= CT_FRICTION_NEGLIGIBLE;
 }
 
 ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
