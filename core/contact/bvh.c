@@ -104,24 +104,34 @@ static inline uint64_t spread3(uint64_t v)
     return v;
 }
 
+/* The radix sorts below (codes of the build, pairs of the queries) use 11-bit digits: the counts
+ * stay in L1. */
+enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS };
+
+/* Digit counts -> the first output position of each digit (exclusive prefix sum). */
+static void counts_to_offsets(uint32_t cnt[RADIX])
+{
+    uint32_t sum = 0;
+    for (int v = 0; v < RADIX; ++v) {
+        const uint32_t k = cnt[v];
+        cnt[v] = sum;
+        sum += k;
+    }
+}
+
 /* Stable LSD radix sort of (code, id) on the code, 11-bit digits (the counts stay in L1),
  * skipping the digits that are equal in every code; stable, so equal codes keep the order of
  * their ids. c2, d2: buffers of n. The result is in (c, d) or (c2, d2): returns which (0, 1). */
 static int sort_codes(uint64_t *c, int *d, uint64_t *c2, int *d2, long n)
 {
-    enum { BITS = 11, R = 1 << BITS };
+    enum { BITS = RADIX_BITS, R = RADIX };
     uint32_t cnt[R];
     int side = 0;
     for (int shift = 0; shift < 64; shift += BITS) {
         memset(cnt, 0, sizeof cnt);
         for (long m = 0; m < n; ++m) cnt[(c[m] >> shift) & (R - 1)]++;
         if (cnt[(c[0] >> shift) & (R - 1)] == (uint32_t)n) continue; /* digit constant */
-        uint32_t sum = 0;
-        for (int v = 0; v < R; ++v) {
-            uint32_t k = cnt[v];
-            cnt[v] = sum;
-            sum += k;
-        }
+        counts_to_offsets(cnt);
         for (long m = 0; m < n; ++m) {
             uint32_t to = cnt[(c[m] >> shift) & (R - 1)]++;
             c2[to] = c[m];
@@ -398,7 +408,7 @@ static inline void store_key(int *p, uint64_t k) { memcpy(p, &k, sizeof k); }
 
 static ct_status sort_pairs(ct_pair_list *out, long n0)
 {
-    enum { BITS = 11, R = 1 << BITS };
+    enum { BITS = RADIX_BITS, R = RADIX };
     const long n = out->n - n0;
     if (n < 2) return CT_OK;
     ct_status st = ct_pair_list_reserve(out, out->n + n);
@@ -413,12 +423,7 @@ static ct_status sort_pairs(ct_pair_list *out, long n0)
     for (int shift = 0; shift < bits; shift += BITS) {
         memset(cnt, 0, sizeof cnt);
         for (long m = 0; m < n; ++m) cnt[(load_key(a + 2 * m) >> shift) & (R - 1)]++;
-        uint32_t sum = 0;
-        for (int v = 0; v < R; ++v) {
-            uint32_t k = cnt[v];
-            cnt[v] = sum;
-            sum += k;
-        }
+        counts_to_offsets(cnt);
         for (long m = 0; m < n; ++m) {
             const uint64_t k = load_key(a + 2 * m);
             store_key(t + 2 * (size_t)cnt[(k >> shift) & (R - 1)]++, k);
