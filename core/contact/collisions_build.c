@@ -248,14 +248,11 @@ enum {
     FAR_A_B = 2  /* both vertices of ea are at d² >= d̂² from eb */
 };
 
-/* The mollifier threshold of edges ea, eb (ct_ee_mollifier_eps at the rest positions, from the
- * edges' squared rest lengths kept by the contact mesh: the same operations). */
+/* The mollifier threshold of edges ea, eb: ct_ee_mollifier_eps at the rest positions, from the
+ * edges' squared rest lengths kept by the contact mesh (the same operations). */
 static inline double ee_eps(const ct_contact_mesh *cm, int ea, int eb)
 {
-    if (cm->edge_l2_rest) return 1e-3 * cm->edge_l2_rest[ea] * cm->edge_l2_rest[eb];
-    const int *E = cm->s->edges;
-    const double *xr = cm->x_rest;
-    return ct_ee_mollifier_eps(X(xr, 3, E[2 * ea]), X(xr, 3, E[2 * ea + 1]), X(xr, 3, E[2 * eb]), X(xr, 3, E[2 * eb + 1]));
+    return 1e-3 * cm->edge_l2_rest[ea] * cm->edge_l2_rest[eb];
 }
 
 static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w,

@@ -3,7 +3,6 @@
  * not depend on the thread count.
  */
 #include "collisions_internal.h"
-#include "ee_cross.h"
 
 #include "contactlab/ct_distance.h"
 #include "contactlab/ct_parallel.h"
@@ -56,21 +55,15 @@ double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm
     if (c->kind != CT_COL_EE || !(c->eps_x > 0)) return 1.0;
     const int *v = c->v;
     const double *a0 = X(x, 3, v[0]), *a1 = X(x, 3, v[1]), *b0 = X(x, 3, v[2]), *b1 = X(x, 3, v[3]);
-    double gc[12], m1, m2;
-    if (!Hm) { /* the energies' and gradients' case, inline (ee_cross.h: the same bits) */
-        const double cc = ee_cross2_grad(a0, a1, b0, b1, gm ? gc : NULL);
-        const double m = ee_mollifier_of(cc, c->eps_x, gm ? &m1 : NULL, NULL);
-        if (gm)
-            for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
-        return m;
-    }
-    double Hc[144];
-    const double cc = ct_ee_cross2(a0, a1, b0, b1, gc, Hc);
-    const double m = ct_ee_mollifier(cc, c->eps_x, &m1, &m2);
+    double gc[12], Hc[144], m1, m2;
+    /* without Hm (energies, gradients) the inline forms of ee_cross.h: the same bits */
+    const double cc = Hm ? ct_ee_cross2(a0, a1, b0, b1, gc, Hc) : ee_cross2_grad(a0, a1, b0, b1, gm ? gc : NULL);
+    const double m = ee_mollifier_of(cc, c->eps_x, gm || Hm ? &m1 : NULL, Hm ? &m2 : NULL);
     if (gm)
         for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
-    for (int j = 0; j < 12; ++j)
-        for (int i = 0; i < 12; ++i) Hm[i + 12 * j] = m2 * gc[i] * gc[j] + m1 * Hc[i + 12 * j];
+    if (Hm)
+        for (int j = 0; j < 12; ++j)
+            for (int i = 0; i < 12; ++i) Hm[i + 12 * j] = m2 * gc[i] * gc[j] + m1 * Hc[i + 12 * j];
     return m;
 }
 
@@ -80,7 +73,7 @@ static double term_energy(const ct_collision *c, const ct_contact_mesh *cm, cons
     double s = ct_collision_d2(c, cm, obs, x, NULL, NULL);
     double psi = f(ctx, c, s, NULL, NULL);
     if (psi == 0.0) return 0.0;
-    return c->w * ct_collision_mollifier(c, x, NULL, NULL) * psi;
+    return c->w * ct_collision_mollifier_value(c, x) * psi;
 }
 
 void ct_collision_term_grad(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs,
@@ -186,7 +179,7 @@ double ct_collision_normal_force(const ct_collision *c, const ct_contact_mesh *c
     double s = ct_collision_d2(c, cm, obs, x, NULL, NULL);
     double ps;
     f(ctx, c, s, &ps, NULL);
-    return -c->w * ct_collision_mollifier(c, x, NULL, NULL) * ps * 2.0 * sqrt(s);
+    return -c->w * ct_collision_mollifier_value(c, x) * ps * 2.0 * sqrt(s);
 }
 
 int ct_collision_part(const ct_collision *c, const ct_contact_mesh *cm, int nbodies, int k)

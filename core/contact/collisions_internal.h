@@ -8,6 +8,7 @@
 #define CT_COLLISIONS_INTERNAL_H
 
 #include "contactlab/ct_collisions.h"
+#include "ee_cross.h"
 
 #include <stddef.h>
 
@@ -25,6 +26,14 @@ static inline int cmp_int(const void *a, const void *b)
  * stencil (12 and 144 entries, column-major) when non-NULL; 1 for other kinds and unmollified
  * edge–edge terms (gm, Hm then untouched). */
 double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm, double *Hm);
+/* Its value alone, inline (ee_cross.h; the same bits), for the loops that test every term. */
+static inline double ct_collision_mollifier_value(const ct_collision *c, const double *x)
+{
+    if (c->kind != CT_COL_EE || !(c->eps_x > 0)) return 1.0;
+    const int *v = c->v;
+    return ee_mollifier_of(ee_cross2_grad(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), NULL), c->eps_x,
+                           NULL, NULL);
+}
 
 /* Contact directions at the lag positions cm->x_lag (contact_mesh.c), unit, NaN if degenerate:
  * n = (a − b)/|a − b| (ct_unit_diff(b, a) is its negative bit for bit); vertex p against edge e

@@ -1,6 +1,5 @@
 /* friction.c — lagged, mollified IPC friction (Li, Friction (CMU 15-763); IPC 2020 §5). See ct_friction.h. */
 #include "collisions_internal.h" /* ct_collision_mollifier */
-#include "ee_cross.h"
 #include "contactlab/ct_friction.h"
 
 #include "contactlab/ct_adhesion.h"
@@ -113,15 +112,6 @@ static void drop_negligible(ct_friction_set *fs)
     fs->n = k;
 }
 
-/* Whether the mollifier of a mollified edge–edge term is at most CT_FRICTION_NEGLIGIBLE at x (the
- * value of ct_collision_mollifier, inline: the set build tests every such term and most of them,
- * nearly parallel edges on aligned grids, are dropped here). */
-static inline int mollifier_negligible(const ct_collision *c, const double *x)
-{
-    const double cc = ee_cross2_grad(X(x, 3, c->v[0]), X(x, 3, c->v[1]), X(x, 3, c->v[2]), X(x, 3, c->v[3]), NULL);
-    return ee_mollifier_of(cc, c->eps_x, NULL, NULL) <= CT_FRICTION_NEGLIGIBLE;
-}
-
 ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, const ct_contact_mesh *cm,
                                const ct_obstacle *obs, const double *x_lag, ct_density_fn normal, const void *nctx,
                                ct_mu_fn mu, const void *muctx, const ct_tangent_adhesion *adh)
@@ -142,7 +132,7 @@ ct_status ct_tangent_set_build(ct_friction_set *fs, const ct_collision_set *cs, 
         if (!(m > 0.0) && !(ma > 0.0)) continue;
         /* a nearly parallel edge–edge pair whose mollifier is negligible presses with that fraction
          * of its unmollified force: no normal force (decided without the distance) */
-        if (c->kind == CT_COL_EE && c->eps_x > 0 && mollifier_negligible(c, x_lag)) continue;
+        if (ct_collision_mollifier_value(c, x_lag) <= CT_FRICTION_NEGLIGIBLE) continue;
         double lambda = 0.0, lambda_a = 0.0;
         if (m > 0.0) {
             lambda = ct_collision_normal_force(c, cm, obs, x_lag, normal, nctx);
