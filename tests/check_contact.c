@@ -183,6 +183,34 @@ static void assert_upper_subset(const ct_triplets *full, const ct_triplets *up)
     ck_assert(j == up->n);
 }
 
+/* H's block table names every triplet, in order, each block's rows and columns those
+ * ct_triplet_block_rows gives; L, the same producer's output with rows_lazy, holds the same
+ * values and blocks, and after ct_triplets_fill_rows the same rows and columns. */
+static void assert_block_table(const ct_triplets *H, ct_triplets *L)
+{
+    size_t end = 0;
+    for (size_t b = 0; b < H->nblk; ++b) {
+        const ct_triplet_block *B = &H->blk[b];
+        int row[144], col[144];
+        ck_assert_uint_eq(B->k0, end);
+        const size_t len = ct_triplet_block_rows(B, H->upper, row, col);
+        ck_assert_uint_eq(len, ct_triplet_block_count(B->v, B->nv, B->dim, H->upper));
+        ck_assert(B->k0 + len <= H->n);
+        for (size_t k = 0; k < len; ++k) ck_assert(H->row[B->k0 + k] == row[k] && H->col[B->k0 + k] == col[k]);
+        end = B->k0 + len;
+    }
+    ck_assert_uint_eq(end, H->n);
+    ck_assert_uint_eq(L->n, H->n);
+    ck_assert_uint_eq(L->nblk, H->nblk);
+    ck_assert_int_eq(L->rows_lazy, 1);
+    ck_assert_int_eq(memcmp(L->blk, H->blk, H->nblk * sizeof *H->blk), 0);
+    ck_assert_int_eq(memcmp(L->val, H->val, H->n * sizeof *H->val), 0);
+    ct_triplets_fill_rows(L);
+    ck_assert_int_eq(L->rows_lazy, 0);
+    ck_assert_int_eq(memcmp(L->row, H->row, H->n * sizeof *H->row), 0);
+    ck_assert_int_eq(memcmp(L->col, H->col, H->n * sizeof *H->col), 0);
+}
+
 static double mu_03(const void *ctx, const ct_collision *c)
 {
     (void)ctx, (void)c;
@@ -321,6 +349,15 @@ START_TEST(test_term_projection)
         ck_assert_int_eq(ct_collision_hessian(&cs, &cm, NULL, x, proj_kappa_density, dk, 2, &Hu), CT_OK);
         ck_assert(Hu.n > 0 && Hu.n < Hf.n);
         assert_upper_subset(&Hf, &Hu);
+        /* the block tables, and the values alone when the reader takes the rows from them */
+        ct_triplets Hl;
+        ct_triplets_init(&Hl);
+        for (int up = 0; up < 2; ++up) {
+            ct_triplets_clear(&Hl);
+            Hl.upper = up, Hl.rows_lazy = 1;
+            ck_assert_int_eq(ct_collision_hessian(&cs, &cm, NULL, x, proj_kappa_density, dk, 2, &Hl), CT_OK);
+            assert_block_table(up ? &Hu : &Hf, &Hl);
+        }
         ct_friction_set fs;
         ct_friction_set_init(&fs);
         ck_assert_int_eq(ct_friction_set_build(&fs, &cs, &cm, NULL, x, proj_kappa_density, dk, mu_03, NULL), CT_OK);
@@ -332,6 +369,31 @@ START_TEST(test_term_projection)
         ck_assert_int_eq(ct_friction_hessian(&fs, dim, xs, x, 1e-6, 2, &Hu), CT_OK);
         ck_assert(Hu.n > 0 && Hu.n < Hf.n);
         assert_upper_subset(&Hf, &Hu);
+        for (int up = 0; up < 2; ++up) {
+            ct_triplets_clear(&Hl);
+            Hl.upper = up, Hl.rows_lazy = 1;
+            ck_assert_int_eq(ct_friction_hessian(&fs, dim, xs, x, 1e-6, 2, &Hl), CT_OK);
+            assert_block_table(up ? &Hu : &Hf, &Hl);
+        }
+        /* appended to a list whose reader wants rows: written; to a lazy one: kept lazy */
+        ct_triplets_clear(&Hl);
+        Hl.upper = 1, Hl.rows_lazy = 1;
+        ck_assert_int_eq(ct_friction_hessian(&fs, dim, xs, x, 1e-6, 2, &Hl), CT_OK);
+        for (int lazy = 0; lazy < 2; ++lazy) {
+            ct_triplets A;
+            ct_triplets_init(&A);
+            A.upper = 1, A.rows_lazy = lazy;
+            ck_assert_int_eq(ct_triplets_add(&A, 0, 0, 1.0), CT_OK);
+            ck_assert_int_eq(ct_triplets_append(&A, &Hl), CT_OK);
+            ck_assert_uint_eq(A.nblk, Hl.nblk);
+            ck_assert_uint_eq(A.blk[0].k0, 1);
+            ct_triplets_fill_rows(&A); /* (no-op unless lazy) */
+            ck_assert_int_eq(memcmp(A.row + 1, Hu.row, Hu.n * sizeof *Hu.row), 0);
+            ck_assert_int_eq(memcmp(A.col + 1, Hu.col, Hu.n * sizeof *Hu.col), 0);
+            ck_assert_int_eq(memcmp(A.val + 1, Hu.val, Hu.n * sizeof *Hu.val), 0);
+            ct_triplets_free(&A);
+        }
+        ct_triplets_free(&Hl);
         free(xs);
         ct_friction_set_free(&fs);
         ct_triplets_free(&Hf);

@@ -11,10 +11,68 @@ void ct_triplets_free(ct_triplets *t)
     free(t->row);
     free(t->col);
     free(t->val);
+    free(t->blk);
     memset(t, 0, sizeof *t);
 }
 
-void ct_triplets_clear(ct_triplets *t) { t->n = 0; }
+void ct_triplets_clear(ct_triplets *t) { t->n = 0, t->nblk = 0, t->rows_lazy = 0; }
+
+size_t ct_triplet_block_rows(const ct_triplet_block *b, int upper, int *row, int *col)
+{
+    const int nv = b->nv, dim = b->dim;
+    size_t k = 0;
+    for (int vb = 0; vb < nv; ++vb)
+        for (int j = 0; j < dim; ++j) {
+            const int c = b->v[vb] * dim + j;
+            for (int a = 0; a < nv; ++a)
+                for (int i = 0; i < dim; ++i) {
+                    const int r = b->v[a] * dim + i;
+                    if (upper && r > c) continue;
+                    row[k] = r;
+                    col[k++] = c;
+                }
+        }
+    return k;
+}
+
+void ct_triplets_fill_rows(ct_triplets *t)
+{
+    if (t->rows_lazy)
+        for (size_t b = 0; b < t->nblk; ++b)
+            ct_triplet_block_rows(&t->blk[b], t->upper, t->row + t->blk[b].k0, t->col + t->blk[b].k0);
+    t->rows_lazy = 0;
+}
+
+size_t ct_triplet_block_count(const int *v, int nv, int dim, int upper)
+{
+    if (!upper) return (size_t)(nv * dim) * (size_t)(nv * dim);
+    int distinct = 1;
+    for (int a = 1; a < nv; ++a)
+        for (int b = 0; b < a; ++b) distinct &= v[a] != v[b];
+    if (distinct) /* nv diagonal vertex blocks and nv(nv - 1)/2 above them */
+        return (size_t)(nv * dim * (dim + 1) / 2) + (size_t)(nv * (nv - 1) / 2) * (size_t)(dim * dim);
+    size_t cnt = 0; /* per vertex block: dim² above the diagonal, dim(dim+1)/2 on it, 0 below */
+    for (int a = 0; a < nv; ++a)
+        for (int b = 0; b < nv; ++b)
+            cnt += v[a] < v[b] ? (size_t)(dim * dim) : v[a] == v[b] ? (size_t)(dim * (dim + 1) / 2) : 0;
+    return cnt;
+}
+
+ct_status ct_triplets_note_block(ct_triplets *t, size_t k0, const int *v, int nv, int dim, size_t more)
+{
+    if (nv < 1 || nv > 4) return CT_OK;
+    if (t->nblk == t->blk_cap) {
+        size_t cap = t->blk_cap + t->blk_cap / 2 + more + 16;
+        ct_triplet_block *b = realloc(t->blk, cap * sizeof *b);
+        if (!b) return CT_ENOMEM;
+        t->blk = b;
+        t->blk_cap = cap;
+    }
+    ct_triplet_block *b = &t->blk[t->nblk++];
+    b->k0 = k0, b->nv = nv, b->dim = dim;
+    for (int a = 0; a < 4; ++a) b->v[a] = a < nv ? v[a] : -1;
+    return CT_OK;
+}
 
 ct_status ct_triplets_reserve(ct_triplets *t, size_t cap)
 {
@@ -58,6 +116,7 @@ ct_status ct_triplets_add_block(ct_triplets *t, const int *idx, int nv, int dim,
 {
     int nd = nv * dim;
     ct_status st = grow(t, (size_t)nd * (size_t)nd);
+    if (st == CT_OK) st = ct_triplets_note_block(t, t->n, idx, nv, dim, 0);
     if (st != CT_OK) return st;
     for (int b = 0; b < nv; ++b)
         for (int j = 0; j < dim; ++j) {
@@ -81,8 +140,17 @@ ct_status ct_triplets_append(ct_triplets *t, const ct_triplets *src)
     memcpy(t->row + t->n, src->row, src->n * sizeof *t->row);
     memcpy(t->col + t->n, src->col, src->n * sizeof *t->col);
     memcpy(t->val + t->n, src->val, src->n * sizeof *t->val);
+    /* the blocks stay blocks under the same `upper` (else plain); lazy rows are written unless
+     * t's reader takes them from the table */
+    const int same = src->upper == t->upper;
+    for (size_t b = 0; b < src->nblk && st == CT_OK; ++b) {
+        const ct_triplet_block *sb = &src->blk[b];
+        if (same) st = ct_triplets_note_block(t, t->n + sb->k0, sb->v, sb->nv, sb->dim, src->nblk - b);
+        if (src->rows_lazy && !(same && t->rows_lazy))
+            ct_triplet_block_rows(sb, src->upper, t->row + t->n + sb->k0, t->col + t->n + sb->k0);
+    }
     t->n += src->n;
-    return CT_OK;
+    return st;
 }
 
 void ct_csc_init(ct_csc *A) { memset(A, 0, sizeof *A); }

@@ -560,20 +560,20 @@ static ct_status collision_hessian(const ct_collision_set *cs, const ct_contact_
     size_t *off = malloc(((size_t)cs->n + 1) * sizeof *off);
     if (!off) return CT_ENOMEM;
     off[0] = H->n;
+    const size_t nblk0 = H->nblk; /* (the blocks noted below are dropped again on failure) */
     for (long i = 0; i < cs->n; ++i) {
         const ct_collision *c = &cs->c[i];
         const int nv = ct_collision_nverts(c);
-        size_t cnt = (size_t)(nv * dim) * (size_t)(nv * dim);
-        if (H->upper) { /* per vertex block: dim² above the diagonal, dim(dim+1)/2 on it, 0 below */
-            cnt = 0;
-            for (int a = 0; a < nv; ++a)
-                for (int b = 0; b < nv; ++b)
-                    cnt += c->v[a] < c->v[b] ? (size_t)(dim * dim) : c->v[a] == c->v[b] ? (size_t)(dim * (dim + 1) / 2) : 0;
+        if (ct_triplets_note_block(H, off[i], c->v, nv, dim, (size_t)(cs->n - i)) != CT_OK) {
+            H->nblk = nblk0;
+            free(off);
+            return CT_ENOMEM;
         }
-        off[i + 1] = off[i] + cnt;
+        off[i + 1] = off[i] + ct_triplet_block_count(c->v, nv, dim, H->upper);
     }
     ct_status st = ct_triplets_reserve(H, off[cs->n]);
     if (st != CT_OK) {
+        H->nblk = nblk0;
         free(off);
         return st;
     }
@@ -582,7 +582,7 @@ static ct_status collision_hessian(const ct_collision_set *cs, const ct_contact_
     const long ngroups = (cs->n + HESS_GROUP - 1) / HESS_GROUP;
     int *const restrict trow = H->row, *const restrict tcol = H->col;
     double *const restrict tval = H->val;
-    const int upper = H->upper;
+    const int upper = H->upper, lazy = H->rows_lazy; /* lazy: the values alone (the blocks are noted) */
     int status = CT_OK;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(ct_threads(threads))
     for (long gi = 0; gi < ngroups; ++gi) {
@@ -616,6 +616,10 @@ static ct_status collision_hessian(const ct_collision_set *cs, const ct_contact_
                             kend = j + 1;
                         }
                         const double *hc = h + a * dim + nd * lj;
+                        if (lazy) {
+                            for (int k = 0; k < kend; ++k) tval[t++] = hc[k];
+                            continue;
+                        }
                         for (int k = 0; k < kend; ++k) {
                             trow[t] = va * dim + k;
                             tcol[t] = col;
@@ -631,6 +635,7 @@ static ct_status collision_hessian(const ct_collision_set *cs, const ct_contact_
         }
     }
     if (status == CT_OK) H->n = off[cs->n];
+    else H->nblk = nblk0;
     free(off);
     return (ct_status)status;
 }

@@ -319,22 +319,24 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
     size_t *off = malloc(((size_t)fs->n + 1) * sizeof *off);
     if (!off) return CT_ENOMEM;
     off[0] = H->n;
+    const size_t nblk0 = H->nblk; /* (the blocks noted below are dropped again on failure) */
     for (long i = 0; i < fs->n; ++i) {
         const ct_friction_pair *p = &fs->p[i];
         const int nv = ct_collision_nverts(&p->c);
         size_t cnt = 0;
         if (has_block_in(p, mode)) {
-            if (!H->upper) cnt = (size_t)(nv * dim) * (size_t)(nv * dim);
-            else
-                for (int b = 0; b < nv; ++b)
-                    for (int a = 0; a < nv; ++a)
-                        for (int j = 0; j < dim; ++j)
-                            for (int k = 0; k < dim; ++k) cnt += p->c.v[a] * dim + k <= p->c.v[b] * dim + j;
+            cnt = ct_triplet_block_count(p->c.v, nv, dim, H->upper);
+            if (ct_triplets_note_block(H, off[i], p->c.v, nv, dim, (size_t)(fs->n - i)) != CT_OK) {
+                H->nblk = nblk0;
+                free(off);
+                return CT_ENOMEM;
+            }
         }
         off[i + 1] = off[i] + cnt;
     }
     ct_status st = ct_triplets_reserve(H, off[fs->n]);
     if (st != CT_OK) {
+        H->nblk = nblk0;
         free(off);
         return st;
     }
@@ -382,8 +384,10 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
                 for (int a = 0; a < nv; ++a)
                     for (int k = 0; k < dim; ++k) {
                         if (H->upper && p->c.v[a] * dim + k > col) continue;
-                        H->row[t] = p->c.v[a] * dim + k;
-                        H->col[t] = col;
+                        if (!H->rows_lazy) { /* (lazy: the values alone, the block is noted) */
+                            H->row[t] = p->c.v[a] * dim + k;
+                            H->col[t] = col;
+                        }
                         H->val[t++] = Hl[(a * dim + k) + n * lj];
                     }
             }

@@ -238,7 +238,7 @@ static void base_gather(ct_assembly *as, double w_mass, double w_el)
 }
 
 ct_status ct_assembly_fill(ct_assembly *as, const ct_sim *s, const double *q, double w_mass, double w_el,
-                           const ct_triplets *Hc, double w_c, int project, double *t_local, double *t_contact,
+                           ct_triplets *Hc, double w_c, int project, double *t_local, double *t_contact,
                            ct_diag *diag)
 {
     double t0 = omp_get_wtime();
@@ -260,6 +260,7 @@ ct_status ct_assembly_fill(ct_assembly *as, const ct_sim *s, const double *q, do
             return CT_OK;
         }
     }
+    if (Hc) ct_triplets_fill_rows(Hc); /* the general path reads them */
     for (;;) { /* the general path */
         base_gather(as, w_mass, w_el);
         if (!Hc || Hc->n == 0) return CT_OK;

@@ -25,8 +25,9 @@ ct_status ct_assembly_map_general(ct_assembly *as, const ct_sim *s, const ct_tri
 
 /* The slot path (assemble_slots.c): the slot in A of every triplet of Hc into as->cm_slot,
  * the pattern grown first if some are missing; *ready = 0 when the general path must be
- * taken instead. Then ct_assembly_scatter_slots adds w_c Hc in triplet order. */
-ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, const ct_triplets *Hc, int *ready);
+ * taken instead. Hc's lazy rows are written unless its block table drives the mapping. Then
+ * ct_assembly_scatter_slots adds w_c Hc in triplet order. */
+ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, ct_triplets *Hc, int *ready);
 void ct_assembly_scatter_slots(ct_assembly *as, const ct_triplets *Hc, double w_c);
 /* Free the slot cache's scratch (as->cm_aux). */
 void ct_assembly_cache_free(ct_assembly *as);

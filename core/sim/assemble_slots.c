@@ -51,6 +51,14 @@ typedef struct cache_aux {
     chunk_list *tl;         /* per thread */
     int ntl;
     int pause;              /* calls left without chunks */
+    /* the block path: the recorded sequence was Hc's block table (rec_blocks; its `upper` in
+     * rec_upper): rb[0..nc) are its blocks (rb[j].k0: where block j's slots start in cm_slot),
+     * ck their keys; nb_key / nb_part: each new block's key and recorded partner (or -1) */
+    int rec_blocks, rec_upper;
+    ct_triplet_block *rb;
+    uint64_t *nb_key;
+    long *nb_part;
+    size_t rbcap, nbcap;
 } cache_aux;
 
 void ct_assembly_cache_free(ct_assembly *as)
@@ -70,6 +78,9 @@ void ct_assembly_cache_free(ct_assembly *as)
         free(x->tl[t].part);
     }
     free(x->tl);
+    free(x->rb);
+    free(x->nb_key);
+    free(x->nb_part);
     free(x);
     as->cm_aux = NULL;
 }
@@ -450,14 +461,15 @@ static ct_status grow_missing(ct_assembly *as, const ct_triplets *miss, int nth,
     return st;
 }
 
-/* The final slots of the new triplets [b, e): a reused chunk (recorded partner p >= 0) copies
- * its partner's slots; looked-up ones follow a growth (remap), and those missing (-2) are found
- * in the grown pattern. Returns 1 if one is still missing (cannot happen). */
-static int settle_range(const slot_walk *w, const int *remap, size_t b, size_t e, long p)
+/* The final slots of the new triplets [b, e): a reused chunk or block copies its recorded
+ * partner's slots (src; NULL if looked up); looked-up ones follow a growth (remap), and those
+ * missing (-2) are found in the grown pattern (their rows and columns: row[k - b], col[k - b]).
+ * Returns 1 if one is still missing (cannot happen). */
+static int settle_range_rows(const slot_walk *w, const int *remap, size_t b, size_t e, const int *src,
+                             const int *row, const int *col)
 {
     int *nslot = w->nslot, lost = 0;
-    if (p >= 0) {
-        const int *src = w->oslot + w->ocb[p];
+    if (src) {
         if (!remap) {
             memcpy(nslot + b, src, (e - b) * sizeof *src);
         } else {
@@ -472,12 +484,18 @@ static int settle_range(const slot_walk *w, const int *remap, size_t b, size_t e
             if (sl >= 0) {
                 nslot[k] = remap[sl];
             } else if (sl == -2) {
-                nslot[k] = (int)ct_csc_find(w->A, w->xf[w->row[k]], w->xf[w->col[k]]);
+                nslot[k] = (int)ct_csc_find(w->A, w->xf[row[k - b]], w->xf[col[k - b]]);
                 lost |= nslot[k] < 0;
             }
         }
     }
     return lost;
+}
+
+/* settle_range_rows with the triplets' own rows and columns. */
+static int settle_range(const slot_walk *w, const int *remap, size_t b, size_t e, const int *src)
+{
+    return settle_range_rows(w, remap, b, e, src, w->row + b, w->col + b);
 }
 
 /* settle_range over every chunk found by the walk (the chunk lists of threads t, t + nt, ...:
@@ -497,7 +515,8 @@ static int settle_slots(const slot_walk *w, const cache_aux *x, int chunked, int
                 const size_t e = !chunked       ? n * (size_t)(t + 1) / (size_t)nt
                                  : c + 1 < l->n ? l->b[c + 1]
                                                 : next_chunk_start(w->col, n, b + 1);
-                lost |= settle_range(w, remap, b, e, chunked ? l->part[c] : -1);
+                const long p = chunked ? l->part[c] : -1;
+                lost |= settle_range(w, remap, b, e, p >= 0 ? w->oslot + w->ocb[p] : NULL);
             }
         }
     }
@@ -539,6 +558,7 @@ static void record_chunk_table(cache_aux *x, size_t n, int nth, int chunked)
         x->cb[nnc] = n;
     }
     x->nc = nnc;
+    x->rec_blocks = 0;
 }
 
 /* The new sequence (n triplets, in x's buffers) becomes the recorded one. */
@@ -554,6 +574,272 @@ static void swap_recorded(ct_assembly *as, cache_aux *x, size_t n)
     as->cm_valid = 1;
 }
 
+/* ---------- the block path ---------- */
+
+/* When Hc carries a block table (ct_triplet_block, ct_sparse.h), its blocks are the chunks: a
+ * block whose stencil (nv, dim, v) equals a recorded block's takes that block's slots (the
+ * same stencil with the same `upper` writes the same (row, col) sequence), found as the chunks
+ * are (the expected block, the next CHUNK_WINDOW, then the key index), without reading the
+ * triplets' rows and columns; the others and the plain triplets between blocks are looked up.
+ * The recorded sequence is the block table with the slots (cm_row / cm_col are not kept). */
+
+static uint64_t block_key(const ct_triplet_block *b)
+{
+    uint64_t h = 0x9E3779B97F4A7C15u * (uint64_t)(8 * b->nv + b->dim);
+    for (int a = 0; a < 4; ++a) {
+        h ^= (uint32_t)b->v[a];
+        h *= 0xFF51AFD7ED558CCDu;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static inline int same_stencil(const ct_triplet_block *a, const ct_triplet_block *b)
+{
+    return a->nv == b->nv && a->dim == b->dim && a->v[0] == b->v[0] && a->v[1] == b->v[1] && a->v[2] == b->v[2] &&
+           a->v[3] == b->v[3];
+}
+
+static inline size_t block_len(const ct_triplet_block *b, int upper)
+{
+    return ct_triplet_block_count(b->v, b->nv, b->dim, upper);
+}
+
+/* Whether Hc's block table can drive the mapping (blocks ascending, disjoint, inside the n
+ * triplets); *covered: the triplets in blocks. */
+static int blocks_usable(const ct_triplets *Hc, size_t *covered)
+{
+    size_t end = 0, cov = 0;
+    for (size_t i = 0; i < Hc->nblk; ++i) {
+        const ct_triplet_block *b = &Hc->blk[i];
+        if (b->k0 < end || b->nv < 1 || b->nv > 4 || b->dim < 1 || b->dim > 3) return 0;
+        const size_t len = block_len(b, Hc->upper);
+        if (len > Hc->n - b->k0) return 0;
+        end = b->k0 + len;
+        cov += len;
+    }
+    *covered = cov;
+    return Hc->nblk > 0;
+}
+
+/* What the block walk reads and writes besides the slot walk's (w: A, row, col, xf, n, oslot,
+ * nslot): Hc's blocks, the recorded ones (rb[0..onc)), each new block's key and partner. */
+typedef struct block_walk {
+    slot_walk w;
+    int upper;
+    const ct_triplet_block *blk, *rb;
+    size_t nblk, onc;
+    uint64_t *key;
+    long *part;
+} block_walk;
+
+/* The first recorded block whose slots start at or after triplet k. */
+static size_t first_block_at(const block_walk *bw, size_t k)
+{
+    size_t lo = 0, hi = bw->onc;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (bw->rb[mid].k0 < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* A recorded block with b's stencil (key: its key): j, the next CHUNK_WINDOW, then the key
+ * index; -1 if none. */
+static long block_partner(const block_walk *bw, size_t j, const ct_triplet_block *b, uint64_t key)
+{
+    for (size_t q = j; q < bw->onc && q <= j + CHUNK_WINDOW; ++q)
+        if (same_stencil(b, &bw->rb[q])) return (long)q;
+    const long p = chunk_find(bw->w.x, key, j);
+    return p >= 0 && same_stencil(b, &bw->rb[p]) ? p : -1;
+}
+
+/* The end of the blocks before block i (0 for the first). */
+static size_t blocks_end(const block_walk *bw, size_t i)
+{
+    return i ? bw->blk[i - 1].k0 + block_len(&bw->blk[i - 1], bw->upper) : 0;
+}
+
+/* Thread t of nt: the blocks [nblk t / nt, nblk (t + 1) / nt), each with the plain triplets
+ * before it (the last thread also those after the last block). */
+static void walk_blocks(const block_walk *bw, size_t t, size_t nt, ct_triplets *miss, int *general, int *err,
+                        long *nsearch, long *nreused)
+{
+    const slot_walk *w = &bw->w;
+    const size_t i0 = bw->nblk * t / nt, i1 = bw->nblk * (t + 1) / nt;
+    size_t j = bw->onc && i0 < i1 ? first_block_at(bw, bw->blk[i0].k0) : 0, end = blocks_end(bw, i0);
+    for (size_t i = i0; i <= i1; ++i) {
+        const int tail = i == i1;
+        if (tail && t + 1 < nt) break;
+        const size_t b = tail ? w->n : bw->blk[i].k0;
+        int r = b > end ? lookup_range(w->A, w->xf, w->row, w->col, end, b, w->nslot, miss, nsearch) : 0;
+        if (!tail && r == 0) {
+            const ct_triplet_block *bl = &bw->blk[i];
+            const size_t len = block_len(bl, bw->upper);
+            const uint64_t key = block_key(bl);
+            const long p = bw->onc ? block_partner(bw, j, bl, key) : -1;
+            bw->key[i] = key, bw->part[i] = p;
+            if (p >= 0) {
+                *nreused += (long)len;
+                j = (size_t)p + 1;
+            } else { /* rows and columns from the stencil (the triplets' may be lazy) */
+                int brow[144], bcol[144];
+                ct_triplet_block_rows(bl, bw->upper, brow, bcol);
+                r = lookup_range(w->A, w->xf, brow, bcol, 0, len, w->nslot + b, miss, nsearch);
+            }
+            end = b + len;
+        }
+        *general |= r == 1, *err |= r == 2;
+        int halt = *err || *general;
+        if (halt) {
+#pragma omp atomic write
+            *w->stop = 1;
+        } else if ((i & 63) == 0) {
+#pragma omp atomic read
+            halt = *w->stop;
+        }
+        if (halt) break;
+    }
+}
+
+/* settle_range over the blocks and the plain triplets between them, in the walk's partition.
+ * Returns 1 if a slot is still missing. */
+static int settle_blocks(const block_walk *bw, const int *remap, int nth)
+{
+    const slot_walk *w = &bw->w;
+    int lost = 0;
+#pragma omp parallel num_threads(nth) reduction(| : lost)
+    {
+        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        const size_t i0 = bw->nblk * t / nt, i1 = bw->nblk * (t + 1) / nt;
+        size_t end = blocks_end(bw, i0);
+        for (size_t i = i0; i < i1; ++i) {
+            const size_t b = bw->blk[i].k0, len = block_len(&bw->blk[i], bw->upper);
+            if (b > end) lost |= settle_range(w, remap, end, b, NULL);
+            const long p = bw->part[i];
+            if (p >= 0) {
+                lost |= settle_range_rows(w, remap, b, b + len, w->oslot + bw->rb[p].k0, NULL, NULL);
+            } else if (remap) { /* (without a growth the looked-up slots are final) */
+                int brow[144], bcol[144];
+                ct_triplet_block_rows(&bw->blk[i], bw->upper, brow, bcol);
+                lost |= settle_range_rows(w, remap, b, b + len, NULL, brow, bcol);
+            }
+            end = b + len;
+        }
+        if (t + 1 == nt && w->n > end) lost |= settle_range(w, remap, end, w->n, NULL);
+    }
+    return lost;
+}
+
+/* Room for nb new blocks' keys and partners, and for recording nb blocks. */
+static ct_status block_reserve(cache_aux *x, size_t nb)
+{
+    if (nb > x->nbcap) {
+        free(x->nb_key);
+        free(x->nb_part);
+        x->nbcap = nb + nb / 2 + 1;
+        x->nb_key = malloc(x->nbcap * sizeof *x->nb_key);
+        x->nb_part = malloc(x->nbcap * sizeof *x->nb_part);
+        if (!x->nb_key || !x->nb_part) {
+            x->nbcap = 0;
+            return CT_ENOMEM;
+        }
+    }
+    return CT_OK;
+}
+
+/* The new block table (Hc's blocks, keys in x->nb_key) becomes the recorded chunk table; on
+ * failure nothing is recorded (x->nc = 0). */
+static void record_blocks(cache_aux *x, const ct_triplets *Hc)
+{
+    const size_t nb = Hc->nblk;
+    x->nc = 0;
+    x->rec_blocks = 1;
+    x->rec_upper = Hc->upper;
+    if (nb > x->rbcap) {
+        free(x->rb);
+        x->rbcap = nb + nb / 2 + 1;
+        x->rb = malloc(x->rbcap * sizeof *x->rb);
+        if (!x->rb) {
+            x->rbcap = 0;
+            return;
+        }
+    }
+    if (nb + 1 > x->ccap) {
+        free(x->cb);
+        free(x->ck);
+        x->ccap = nb + nb / 2 + 1;
+        x->cb = malloc(x->ccap * sizeof *x->cb); /* (not used by the block path) */
+        x->ck = malloc(x->ccap * sizeof *x->ck);
+        if (!x->cb || !x->ck) {
+            free(x->cb);
+            free(x->ck);
+            x->cb = NULL;
+            x->ck = NULL;
+            x->ccap = 0;
+            return;
+        }
+    }
+    memcpy(x->rb, Hc->blk, nb * sizeof *x->rb);
+    memcpy(x->ck, x->nb_key, nb * sizeof *x->ck);
+    x->nc = nb;
+}
+
+/* The slot path with Hc's block table (ct_assembly_map_slots, which has checked it). */
+static ct_status map_blocks(ct_assembly *as, const ct_triplets *Hc, size_t covered, int *ready)
+{
+    const size_t n = Hc->n, nb = Hc->nblk;
+    const int nth = omp_get_max_threads();
+    cache_aux *x = as->cm_aux;
+    const int comparable = as->cm_valid && x->rec_blocks && x->rec_upper == Hc->upper;
+    if (comparable && covered == n && as->cm_n == n && x->nc == nb &&
+        memcmp(x->rb, Hc->blk, nb * sizeof *Hc->blk) == 0) {
+        as->cm_hits++;
+        *ready = 1;
+        return CT_OK;
+    }
+    if (!comparable) x->nc = 0;
+    if (cache_reserve(x, n, nth) != CT_OK || block_reserve(x, nb) != CT_OK ||
+        (x->nc && chunk_index(x) != CT_OK)) {
+        as->cm_valid = 0;
+        return CT_OK;
+    }
+    ct_triplets *miss = malloc((size_t)nth * sizeof *miss);
+    if (!miss) {
+        as->cm_valid = 0;
+        return CT_ENOMEM;
+    }
+    for (int t = 0; t < nth; ++t) ct_triplets_init(&miss[t]);
+    int stop = 0;
+    const block_walk bw = {.w = {.A = &as->A, .row = Hc->row, .col = Hc->col, .xf = as->xfree, .n = n,
+                                 .oslot = as->cm_slot, .nslot = x->slot, .x = x, .stop = &stop},
+                           .upper = Hc->upper, .blk = Hc->blk, .rb = x->rb, .nblk = nb, .onc = x->nc,
+                           .key = x->nb_key, .part = x->nb_part};
+    int e_ = 0, g_ = 0;
+    long ns = 0, nr = 0;
+#pragma omp parallel num_threads(nth) reduction(| : e_, g_) reduction(+ : ns, nr)
+    {
+        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        walk_blocks(&bw, t, nt, &miss[t], &g_, &e_, &ns, &nr);
+    }
+    ct_status st = e_ ? CT_ENOMEM : CT_OK;
+    int general = g_, *remap = NULL;
+    as->cm_valid = 0; /* the recorded slots follow a growth below, as they are copied */
+    if (st == CT_OK && !general) st = grow_missing(as, miss, nth, &remap);
+    for (int t = 0; t < nth; ++t) ct_triplets_free(&miss[t]);
+    free(miss);
+    if (st == CT_OK && !general) general |= settle_blocks(&bw, remap, nth); /* then the general path */
+    free(remap);
+    as->cm_searches += ns;
+    as->cm_reused += nr;
+    if (st != CT_OK || general) return st;
+    record_blocks(x, Hc);
+    swap_recorded(as, x, n);
+    *ready = 1;
+    return CT_OK;
+}
+
 /* ---------- the slot path ---------- */
 
 /* The slot in A of every triplet of Hc, in as->cm_slot (-1: skipped, a fixed dof or the lower
@@ -565,7 +851,7 @@ static void swap_recorded(ct_assembly *as, cache_aux *x, size_t n)
  * needed, and the recorded slots are copied (through the old -> new slot map after a growth:
  * one pass over the slots either way). Sequences with short chunks (< CHUNK_MIN_AVG triplets
  * on average) are mapped without chunks for the next CHUNK_PAUSE calls: plain lookups. */
-ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, const ct_triplets *Hc, int *ready)
+ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, ct_triplets *Hc, int *ready)
 {
     *ready = 0;
     if (!as->xfree && ct_assembly_build_xfree(as, s) != CT_OK) return CT_ENOMEM;
@@ -573,14 +859,20 @@ ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, const ct_tripl
     if (n == 0) return CT_OK;
     const int nth = omp_get_max_threads();
     as->cm_calls++;
-    if (as->cm_valid && as->cm_n == n && same_sequence(as, Hc, nth)) {
+    cache_aux *x = as->cm_aux;
+    size_t covered = 0; /* blocks that cover most of the triplets drive the mapping */
+    if (blocks_usable(Hc, &covered) && 2 * covered >= n) {
+        if (!x && !(x = as->cm_aux = calloc(1, sizeof(cache_aux)))) return CT_OK;
+        return map_blocks(as, Hc, covered, ready);
+    }
+    ct_triplets_fill_rows(Hc); /* the chunks read the rows and columns */
+    if (as->cm_valid && !(x && x->rec_blocks) && as->cm_n == n && same_sequence(as, Hc, nth)) {
         as->cm_hits++;
         *ready = 1;
         return CT_OK;
     }
-    if (!as->cm_aux && !(as->cm_aux = calloc(1, sizeof(cache_aux)))) return CT_OK;
-    cache_aux *x = as->cm_aux;
-    if (!as->cm_valid) x->nc = 0; /* nothing recorded to compare with */
+    if (!x && !(x = as->cm_aux = calloc(1, sizeof(cache_aux)))) return CT_OK;
+    if (!as->cm_valid || x->rec_blocks) x->nc = 0; /* nothing recorded to compare with */
     const int chunked = x->pause == 0;
     if (!chunked) x->pause--;
     if (cache_reserve(x, n, nth) != CT_OK || (x->nc && chunk_index(x) != CT_OK)) {

@@ -266,6 +266,7 @@ ct_status ct_sensitivity_solve(ct_sim *s, int nparam, const double *dq_fixed, co
     info->reused_factor = s->factor_exact && !(flags & CT_SENS_REFACTOR);
     if (!info->reused_factor && nf > 0 && (st = factor_exact(s, diag)) != CT_OK) return st;
     info->t_factor = info->reused_factor ? 0.0 : ct_step_now() - t0;
+    ct_triplets_fill_rows(&s->as->hc); /* (a Newton matrix's blocks may have left them unwritten) */
     double *y = malloc((nqd + 1) * sizeof *y), *xv = malloc((nxd + 1) * sizeof *xv);
     double *yx = malloc((nxd + 1) * sizeof *yx), *b = malloc(((size_t)nf * nparam + 1) * sizeof *b);
     if (!y || !xv || !yx || !b) {

@@ -156,6 +156,7 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
     /* the gradient and the first matrix's contact Hessian in one model call (ct_model_gradient_hessian) */
     ct_triplets_clear(Hc);
     Hc->upper = s->dofs.identity; /* the mapping reads row <= col only when x = q */
+    Hc->rows_lazy = 1;            /* ... and blocks from their stencils (ct_assembly_fill) */
     s->ctx.exact_hessian = exact ? 1 : 0;
     ct_status st = ip_gradient(s, s->q, s->x, s->g, Hc);
     s->ctx.exact_hessian = 0;
@@ -168,6 +169,7 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
         } else {
             ct_triplets_clear(Hc);
             Hc->upper = s->dofs.identity;
+            Hc->rows_lazy = 1;
             st = ct_step_hessian_triplets(s, s->x, ex, s->sc->solver.project_psd, Hc);
         }
         if (st != CT_OK)
