@@ -349,6 +349,17 @@ START_TEST(test_term_projection)
         ck_assert_int_eq(ct_collision_hessian(&cs, &cm, NULL, x, proj_kappa_density, dk, 2, &Hu), CT_OK);
         ck_assert(Hu.n > 0 && Hu.n < Hf.n);
         assert_upper_subset(&Hf, &Hu);
+        /* the exact Hessian too */
+        ct_triplets_clear(&Hf);
+        ct_triplets_clear(&Hu);
+        ck_assert_int_eq(ct_collision_hessian_exact(&cs, &cm, NULL, x, proj_kappa_density, dk, 2, &Hf), CT_OK);
+        ck_assert_int_eq(ct_collision_hessian_exact(&cs, &cm, NULL, x, proj_kappa_density, dk, 2, &Hu), CT_OK);
+        ck_assert(Hu.n > 0 && Hu.n < Hf.n);
+        assert_upper_subset(&Hf, &Hu);
+        ct_triplets_clear(&Hf);
+        ct_triplets_clear(&Hu);
+        ck_assert_int_eq(ct_collision_hessian(&cs, &cm, NULL, x, proj_kappa_density, dk, 2, &Hf), CT_OK);
+        ck_assert_int_eq(ct_collision_hessian(&cs, &cm, NULL, x, proj_kappa_density, dk, 2, &Hu), CT_OK);
         /* the block tables, and the values alone when the reader takes the rows from them */
         ct_triplets Hl;
         ct_triplets_init(&Hl);

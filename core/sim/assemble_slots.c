@@ -58,6 +58,7 @@ typedef struct cache_aux {
     ct_triplet_block *rb;
     uint64_t *nb_key;
     long *nb_part;
+    size_t *nb_len;         /* each new block's triplet count */
     size_t rbcap, nbcap;
 } cache_aux;
 
@@ -81,6 +82,7 @@ void ct_assembly_cache_free(ct_assembly *as)
     free(x->rb);
     free(x->nb_key);
     free(x->nb_part);
+    free(x->nb_len);
     free(x);
     as->cm_aux = NULL;
 }
@@ -606,14 +608,14 @@ static inline size_t block_len(const ct_triplet_block *b, int upper)
 }
 
 /* Whether Hc's block table can drive the mapping (blocks ascending, disjoint, inside the n
- * triplets); *covered: the triplets in blocks. */
-static int blocks_usable(const ct_triplets *Hc, size_t *covered)
+ * triplets); len[i]: block i's triplet count, *covered: the triplets in blocks. */
+static int blocks_usable(const ct_triplets *Hc, size_t *len_out, size_t *covered)
 {
     size_t end = 0, cov = 0;
     for (size_t i = 0; i < Hc->nblk; ++i) {
         const ct_triplet_block *b = &Hc->blk[i];
         if (b->k0 < end || b->nv < 1 || b->nv > 4 || b->dim < 1 || b->dim > 3) return 0;
-        const size_t len = block_len(b, Hc->upper);
+        const size_t len = len_out[i] = block_len(b, Hc->upper);
         if (len > Hc->n - b->k0) return 0;
         end = b->k0 + len;
         cov += len;
@@ -623,11 +625,13 @@ static int blocks_usable(const ct_triplets *Hc, size_t *covered)
 }
 
 /* What the block walk reads and writes besides the slot walk's (w: A, row, col, xf, n, oslot,
- * nslot): Hc's blocks, the recorded ones (rb[0..onc)), each new block's key and partner. */
+ * nslot): Hc's blocks and their lengths, the recorded ones (rb[0..onc)), each new block's key
+ * and partner. */
 typedef struct block_walk {
     slot_walk w;
     int upper;
     const ct_triplet_block *blk, *rb;
+    const size_t *len;
     size_t nblk, onc;
     uint64_t *key;
     long *part;
@@ -658,7 +662,7 @@ static long block_partner(const block_walk *bw, size_t j, const ct_triplet_block
 /* The end of the blocks before block i (0 for the first). */
 static size_t blocks_end(const block_walk *bw, size_t i)
 {
-    return i ? bw->blk[i - 1].k0 + block_len(&bw->blk[i - 1], bw->upper) : 0;
+    return i ? bw->blk[i - 1].k0 + bw->len[i - 1] : 0;
 }
 
 /* Thread t of nt: the blocks [nblk t / nt, nblk (t + 1) / nt), each with the plain triplets
@@ -676,7 +680,7 @@ static void walk_blocks(const block_walk *bw, size_t t, size_t nt, ct_triplets *
         int r = b > end ? lookup_range(w->A, w->xf, w->row, w->col, end, b, w->nslot, miss, nsearch) : 0;
         if (!tail && r == 0) {
             const ct_triplet_block *bl = &bw->blk[i];
-            const size_t len = block_len(bl, bw->upper);
+            const size_t len = bw->len[i];
             const uint64_t key = block_key(bl);
             const long p = bw->onc ? block_partner(bw, j, bl, key) : -1;
             bw->key[i] = key, bw->part[i] = p;
@@ -715,7 +719,7 @@ static int settle_blocks(const block_walk *bw, const int *remap, int nth)
         const size_t i0 = bw->nblk * t / nt, i1 = bw->nblk * (t + 1) / nt;
         size_t end = blocks_end(bw, i0);
         for (size_t i = i0; i < i1; ++i) {
-            const size_t b = bw->blk[i].k0, len = block_len(&bw->blk[i], bw->upper);
+            const size_t b = bw->blk[i].k0, len = bw->len[i];
             if (b > end) lost |= settle_range(w, remap, end, b, NULL);
             const long p = bw->part[i];
             if (p >= 0) {
@@ -732,16 +736,18 @@ static int settle_blocks(const block_walk *bw, const int *remap, int nth)
     return lost;
 }
 
-/* Room for nb new blocks' keys and partners, and for recording nb blocks. */
+/* Room for nb new blocks' keys, partners and lengths. */
 static ct_status block_reserve(cache_aux *x, size_t nb)
 {
     if (nb > x->nbcap) {
         free(x->nb_key);
         free(x->nb_part);
+        free(x->nb_len);
         x->nbcap = nb + nb / 2 + 1;
         x->nb_key = malloc(x->nbcap * sizeof *x->nb_key);
         x->nb_part = malloc(x->nbcap * sizeof *x->nb_part);
-        if (!x->nb_key || !x->nb_part) {
+        x->nb_len = malloc(x->nbcap * sizeof *x->nb_len);
+        if (!x->nb_key || !x->nb_part || !x->nb_len) {
             x->nbcap = 0;
             return CT_ENOMEM;
         }
@@ -786,7 +792,8 @@ static void record_blocks(cache_aux *x, const ct_triplets *Hc)
     x->nc = nb;
 }
 
-/* The slot path with Hc's block table (ct_assembly_map_slots, which has checked it). */
+/* The slot path with Hc's block table (ct_assembly_map_slots, which has checked it and put the
+ * blocks' lengths in x->nb_len). */
 static ct_status map_blocks(ct_assembly *as, const ct_triplets *Hc, size_t covered, int *ready)
 {
     const size_t n = Hc->n, nb = Hc->nblk;
@@ -800,8 +807,7 @@ static ct_status map_blocks(ct_assembly *as, const ct_triplets *Hc, size_t cover
         return CT_OK;
     }
     if (!comparable) x->nc = 0;
-    if (cache_reserve(x, n, nth) != CT_OK || block_reserve(x, nb) != CT_OK ||
-        (x->nc && chunk_index(x) != CT_OK)) {
+    if (cache_reserve(x, n, nth) != CT_OK || (x->nc && chunk_index(x) != CT_OK)) {
         as->cm_valid = 0;
         return CT_OK;
     }
@@ -814,8 +820,8 @@ static ct_status map_blocks(ct_assembly *as, const ct_triplets *Hc, size_t cover
     int stop = 0;
     const block_walk bw = {.w = {.A = &as->A, .row = Hc->row, .col = Hc->col, .xf = as->xfree, .n = n,
                                  .oslot = as->cm_slot, .nslot = x->slot, .x = x, .stop = &stop},
-                           .upper = Hc->upper, .blk = Hc->blk, .rb = x->rb, .nblk = nb, .onc = x->nc,
-                           .key = x->nb_key, .part = x->nb_part};
+                           .upper = Hc->upper, .blk = Hc->blk, .rb = x->rb, .len = x->nb_len, .nblk = nb,
+                           .onc = x->nc, .key = x->nb_key, .part = x->nb_part};
     int e_ = 0, g_ = 0;
     long ns = 0, nr = 0;
 #pragma omp parallel num_threads(nth) reduction(| : e_, g_) reduction(+ : ns, nr)
@@ -860,10 +866,11 @@ ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, ct_triplets *H
     const int nth = omp_get_max_threads();
     as->cm_calls++;
     cache_aux *x = as->cm_aux;
-    size_t covered = 0; /* blocks that cover most of the triplets drive the mapping */
-    if (blocks_usable(Hc, &covered) && 2 * covered >= n) {
+    if (Hc->nblk) { /* blocks that cover most of the triplets drive the mapping */
         if (!x && !(x = as->cm_aux = calloc(1, sizeof(cache_aux)))) return CT_OK;
-        return map_blocks(as, Hc, covered, ready);
+        size_t covered = 0;
+        if (block_reserve(x, Hc->nblk) == CT_OK && blocks_usable(Hc, x->nb_len, &covered) && 2 * covered >= n)
+            return map_blocks(as, Hc, covered, ready);
     }
     ct_triplets_fill_rows(Hc); /* the chunks read the rows and columns */
     if (as->cm_valid && !(x && x->rec_blocks) && as->cm_n == n && same_sequence(as, Hc, nth)) {
