@@ -933,6 +933,27 @@ static void reuse_sequence(const reuse_term *L, int m, ct_triplets *T, unsigned 
     }
 }
 
+/* The bar scene's sim with single fixed components inside vertex blocks (besides the fixed
+ * side), and its base matrix (mass + elasticity on the free dofs, dense, malloc'ed) in *base. */
+static ct_sim *slot_sim(ct_scene *sc, const char *json, double **base)
+{
+    ct_sim *sim = ct_test_make_sim(sc, json, NULL);
+    for (int v = 3; v < sim->nq; v += 7) sim->fixed[3 * v + v % 3] = 1;
+    ct_diag d;
+    ct_diag_init(&d);
+    ct_assembly b0;
+    ck_assert_int_eq(ct_assembly_build(&b0, sim, &d), CT_OK);
+    const int nf = b0.nfree;
+    ck_assert_int_eq(ct_assembly_fill(&b0, sim, sim->q, 1.0, 1e-4, NULL, 0.0, 0, NULL, NULL, &d), CT_OK);
+    *base = calloc((size_t)nf * nf, sizeof **base);
+    ck_assert_ptr_nonnull(*base);
+    for (int c = 0; c < nf; ++c)
+        for (int k = b0.A.colptr[c]; k < b0.A.colptr[c + 1]; ++k) (*base)[b0.A.rowind[k] + (size_t)nf * c] = b0.A.val[k];
+    ct_assembly_free(&b0);
+    ct_diag_free(&d);
+    return sim;
+}
+
 /* The recorded slots are those of a plain search in the final pattern (-1: a fixed dof or the
  * lower triangle), and A = base + the triplets summed in order (dense, bitwise). */
 static void reuse_check_rows(const ct_assembly *as, const double *base, const ct_triplets *T, double w,
@@ -972,22 +993,14 @@ START_TEST(test_contact_slot_reuse)
     for (int nth = 1; nth <= 3; ++nth) {
         omp_set_num_threads(nth);
         ct_scene sc;
-        ct_sim *sim = ct_test_make_sim(&sc, j, NULL);
+        double *base;
+        ct_sim *sim = slot_sim(&sc, j, &base);
         ck_assert_int_eq(sim->dofs.identity, 1);
-        /* single fixed components inside vertex blocks, besides the fixed side */
-        for (int v = 3; v < sim->nq; v += 7) sim->fixed[3 * v + v % 3] = 1;
         ct_diag d;
         ct_diag_init(&d);
-        ct_assembly as, b0;
+        ct_assembly as;
         ck_assert_int_eq(ct_assembly_build(&as, sim, &d), CT_OK);
-        ck_assert_int_eq(ct_assembly_build(&b0, sim, &d), CT_OK);
-        const int nf = as.nfree;
-        ck_assert_int_lt(nf + 3 * (sim->nq / 7), sim->ndof); /* the fixed side too */
-        ck_assert_int_eq(ct_assembly_fill(&b0, sim, sim->q, 1.0, 1e-4, NULL, 0.0, 0, NULL, NULL, &d), CT_OK);
-        double *base = calloc((size_t)nf * nf, sizeof *base);
-        ck_assert_ptr_nonnull(base);
-        for (int c = 0; c < nf; ++c)
-            for (int k = b0.A.colptr[c]; k < b0.A.colptr[c + 1]; ++k) base[b0.A.rowind[k] + (size_t)nf * c] = b0.A.val[k];
+        ck_assert_int_lt(as.nfree + 3 * (sim->nq / 7), sim->ndof); /* the fixed side too */
         ct_triplets T;
         ct_triplets_init(&T);
         unsigned s = 4242u;
@@ -1098,7 +1111,6 @@ START_TEST(test_contact_slot_reuse)
         ct_triplets_free(&T);
         free(base);
         ct_assembly_free(&fresh);
-        ct_assembly_free(&b0);
         ct_assembly_free(&as);
         ct_diag_free(&d);
         ct_sim_destroy(sim);
@@ -1164,19 +1176,12 @@ START_TEST(test_contact_slot_blocks)
     for (int nth = 1; nth <= 3; ++nth) {
         omp_set_num_threads(nth);
         ct_scene sc;
-        ct_sim *sim = ct_test_make_sim(&sc, j, NULL);
-        for (int v = 3; v < sim->nq; v += 7) sim->fixed[3 * v + v % 3] = 1;
+        double *base;
+        ct_sim *sim = slot_sim(&sc, j, &base);
         ct_diag d;
         ct_diag_init(&d);
-        ct_assembly as, b0;
+        ct_assembly as;
         ck_assert_int_eq(ct_assembly_build(&as, sim, &d), CT_OK);
-        ck_assert_int_eq(ct_assembly_build(&b0, sim, &d), CT_OK);
-        const int nf = as.nfree;
-        ck_assert_int_eq(ct_assembly_fill(&b0, sim, sim->q, 1.0, 1e-4, NULL, 0.0, 0, NULL, NULL, &d), CT_OK);
-        double *base = calloc((size_t)nf * nf, sizeof *base);
-        ck_assert_ptr_nonnull(base);
-        for (int c = 0; c < nf; ++c)
-            for (int k = b0.A.colptr[c]; k < b0.A.colptr[c + 1]; ++k) base[b0.A.rowind[k] + (size_t)nf * c] = b0.A.val[k];
         ct_triplets T;
         ct_triplets_init(&T);
         unsigned s = 777u;
@@ -1254,7 +1259,6 @@ START_TEST(test_contact_slot_blocks)
                "plain search, sums bitwise\n", nth, as.cm_calls, as.cm_hits, as.cm_reused, as.cm_searches);
         ct_triplets_free(&T);
         free(base);
-        ct_assembly_free(&b0);
         ct_assembly_free(&as);
         ct_diag_free(&d);
         ct_sim_destroy(sim);

@@ -463,6 +463,38 @@ static ct_status grow_missing(ct_assembly *as, const ct_triplets *miss, int nth,
     return st;
 }
 
+/* Before a walk over n new triplets: room for their slots and the recorded chunks' key index
+ * (else the slot path is declined: as->cm_valid = 0, *miss = NULL, CT_OK), and nth empty lists
+ * of missing triplets in *miss (malloc'ed; CT_ENOMEM without). */
+static ct_status walk_begin(ct_assembly *as, cache_aux *x, size_t n, int nth, ct_triplets **miss)
+{
+    *miss = NULL;
+    if (cache_reserve(x, n, nth) != CT_OK || (x->nc && chunk_index(x) != CT_OK)) {
+        as->cm_valid = 0;
+        return CT_OK;
+    }
+    if (!(*miss = malloc((size_t)nth * sizeof **miss))) {
+        as->cm_valid = 0;
+        return CT_ENOMEM;
+    }
+    for (int t = 0; t < nth; ++t) ct_triplets_init(&(*miss)[t]);
+    return CT_OK;
+}
+
+/* After a walk (err: out of memory; general: a triplet needs J): the pattern grown by the
+ * missing triplets (*remap: the old -> new slot map, or NULL), the lists freed. The recorded
+ * slots are no longer valid as they are (they follow the growth as they are copied). */
+static ct_status walk_end(ct_assembly *as, ct_triplets *miss, int nth, int err, int general, int **remap)
+{
+    ct_status st = err ? CT_ENOMEM : CT_OK;
+    *remap = NULL;
+    as->cm_valid = 0;
+    if (st == CT_OK && !general) st = grow_missing(as, miss, nth, remap);
+    for (int t = 0; t < nth; ++t) ct_triplets_free(&miss[t]);
+    free(miss);
+    return st;
+}
+
 /* The final slots of the new triplets [b, e): a reused chunk or block copies its recorded
  * partner's slots (src; NULL if looked up); looked-up ones follow a growth (remap), and those
  * missing (-2) are found in the grown pattern (their rows and columns: row[k - b], col[k - b]).
@@ -525,6 +557,25 @@ static int settle_slots(const slot_walk *w, const cache_aux *x, int chunked, int
     return lost;
 }
 
+/* Room for `need` chunk starts and keys (cb, ck), grown to `cap` when short; CT_ENOMEM (and
+ * none) without memory. */
+static ct_status chunk_table_reserve(cache_aux *x, size_t need, size_t cap)
+{
+    if (need <= x->ccap) return CT_OK;
+    free(x->cb);
+    free(x->ck);
+    x->ccap = cap;
+    x->cb = malloc(cap * sizeof *x->cb);
+    x->ck = malloc(cap * sizeof *x->ck);
+    if (x->cb && x->ck) return CT_OK;
+    free(x->cb);
+    free(x->ck);
+    x->cb = NULL;
+    x->ck = NULL;
+    x->ccap = 0;
+    return CT_ENOMEM;
+}
+
 /* The chunk table of the new sequence (n triplets) from the threads' chunk lists; none if its
  * chunks are short (then the next CHUNK_PAUSE calls map without chunks) or without memory. */
 static void record_chunk_table(cache_aux *x, size_t n, int nth, int chunked)
@@ -534,20 +585,8 @@ static void record_chunk_table(cache_aux *x, size_t n, int nth, int chunked)
     if (!chunked || nnc * CHUNK_MIN_AVG > n) {
         if (chunked) x->pause = CHUNK_PAUSE;
         nnc = 0;
-    } else if (nnc + 1 > x->ccap) {
-        free(x->cb);
-        free(x->ck);
-        x->ccap = nnc + nnc / 8 + 1;
-        x->cb = malloc(x->ccap * sizeof *x->cb);
-        x->ck = malloc(x->ccap * sizeof *x->ck);
-        if (!x->cb || !x->ck) {
-            free(x->cb);
-            free(x->ck);
-            x->cb = NULL;
-            x->ck = NULL;
-            x->ccap = 0;
-            nnc = 0;
-        }
+    } else if (chunk_table_reserve(x, nnc + 1, nnc + nnc / 8 + 1) != CT_OK) {
+        nnc = 0;
     }
     if (nnc) {
         size_t c = 0;
@@ -772,21 +811,7 @@ static void record_blocks(cache_aux *x, const ct_triplets *Hc)
             return;
         }
     }
-    if (nb + 1 > x->ccap) {
-        free(x->cb);
-        free(x->ck);
-        x->ccap = nb + nb / 2 + 1;
-        x->cb = malloc(x->ccap * sizeof *x->cb); /* (not used by the block path) */
-        x->ck = malloc(x->ccap * sizeof *x->ck);
-        if (!x->cb || !x->ck) {
-            free(x->cb);
-            free(x->ck);
-            x->cb = NULL;
-            x->ck = NULL;
-            x->ccap = 0;
-            return;
-        }
-    }
+    if (chunk_table_reserve(x, nb + 1, nb + nb / 2 + 1) != CT_OK) return; /* (cb: not used by blocks) */
     memcpy(x->rb, Hc->blk, nb * sizeof *x->rb);
     memcpy(x->ck, x->nb_key, nb * sizeof *x->ck);
     x->nc = nb;
@@ -807,16 +832,9 @@ static ct_status map_blocks(ct_assembly *as, const ct_triplets *Hc, size_t cover
         return CT_OK;
     }
     if (!comparable) x->nc = 0;
-    if (cache_reserve(x, n, nth) != CT_OK || (x->nc && chunk_index(x) != CT_OK)) {
-        as->cm_valid = 0;
-        return CT_OK;
-    }
-    ct_triplets *miss = malloc((size_t)nth * sizeof *miss);
-    if (!miss) {
-        as->cm_valid = 0;
-        return CT_ENOMEM;
-    }
-    for (int t = 0; t < nth; ++t) ct_triplets_init(&miss[t]);
+    ct_triplets *miss;
+    ct_status st = walk_begin(as, x, n, nth, &miss);
+    if (!miss) return st;
     int stop = 0;
     const block_walk bw = {.w = {.A = &as->A, .row = Hc->row, .col = Hc->col, .xf = as->xfree, .n = n,
                                  .oslot = as->cm_slot, .nslot = x->slot, .x = x, .stop = &stop},
@@ -829,12 +847,8 @@ static ct_status map_blocks(ct_assembly *as, const ct_triplets *Hc, size_t cover
         const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
         walk_blocks(&bw, t, nt, &miss[t], &g_, &e_, &ns, &nr);
     }
-    ct_status st = e_ ? CT_ENOMEM : CT_OK;
-    int general = g_, *remap = NULL;
-    as->cm_valid = 0; /* the recorded slots follow a growth below, as they are copied */
-    if (st == CT_OK && !general) st = grow_missing(as, miss, nth, &remap);
-    for (int t = 0; t < nth; ++t) ct_triplets_free(&miss[t]);
-    free(miss);
+    int general = g_, *remap;
+    st = walk_end(as, miss, nth, e_, general, &remap);
     if (st == CT_OK && !general) general |= settle_blocks(&bw, remap, nth); /* then the general path */
     free(remap);
     as->cm_searches += ns;
@@ -882,16 +896,9 @@ ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, ct_triplets *H
     if (!as->cm_valid || x->rec_blocks) x->nc = 0; /* nothing recorded to compare with */
     const int chunked = x->pause == 0;
     if (!chunked) x->pause--;
-    if (cache_reserve(x, n, nth) != CT_OK || (x->nc && chunk_index(x) != CT_OK)) {
-        as->cm_valid = 0;
-        return CT_OK;
-    }
-    ct_triplets *miss = malloc((size_t)nth * sizeof *miss);
-    if (!miss) {
-        as->cm_valid = 0;
-        return CT_ENOMEM;
-    }
-    for (int t = 0; t < nth; ++t) ct_triplets_init(&miss[t]);
+    ct_triplets *miss;
+    ct_status st = walk_begin(as, x, n, nth, &miss);
+    if (!miss) return st;
     int stop = 0;
     const slot_walk w = {.A = &as->A, .row = Hc->row, .col = Hc->col, .xf = as->xfree, .n = n,
                          .orow = as->cm_row, .ocol = as->cm_col, .oslot = as->cm_slot,
@@ -900,12 +907,8 @@ ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, ct_triplets *H
     int err, general;
     long nsearch, nreused;
     walk_sequence(&w, x, chunked, nth, miss, &err, &general, &nsearch, &nreused);
-    ct_status st = err ? CT_ENOMEM : CT_OK;
-    int *remap = NULL;
-    as->cm_valid = 0; /* the recorded slots follow a growth below, as they are copied */
-    if (st == CT_OK && !general) st = grow_missing(as, miss, nth, &remap);
-    for (int t = 0; t < nth; ++t) ct_triplets_free(&miss[t]);
-    free(miss);
+    int *remap;
+    st = walk_end(as, miss, nth, err, general, &remap);
     if (st == CT_OK && !general) general |= settle_slots(&w, x, chunked, nth, remap); /* then the general path */
     free(remap);
     as->cm_searches += nsearch;
