@@ -56,8 +56,9 @@ ct_status ct_triplets_append(ct_triplets *t, const ct_triplets *src);
  * entries with row <= col). */
 size_t ct_triplet_block_count(const int *v, int nv, int dim, int upper);
 /* Record that the triplets from k0 on are the block over v[0..nv) (nv <= 4; larger blocks are
- * not recorded: they stay plain). Blocks are noted in ascending k0; room for `more` blocks is
- * kept when growing (the caller's count of what follows). */
+ * not recorded: they stay plain, so their rows must be written even with rows_lazy). Blocks are
+ * noted in ascending k0; room for `more` blocks is kept when growing (the caller's count of what
+ * follows). */
 ct_status ct_triplets_note_block(ct_triplets *t, size_t k0, const int *v, int nv, int dim, size_t more);
 /* The rows and columns of block b (the order of ct_triplets_add_block with `upper`) into
  * row[0..count), col[0..count); returns the count. */
