@@ -7,7 +7,7 @@
  * mapped this way with the slot of every triplet; ct_assembly_grow_pattern moves the slots
  * along. A new Hc equal to it takes its slots as they are. Otherwise the new Hc is walked chunk
  * by chunk, and a chunk whose (row, col) sequence equals a recorded chunk takes that chunk's slots (a slot
- * depends on (row, col) and the pattern only); the others are looked up (lookup_range).
+ * depends on (row, col) and the pattern only); the others are looked up (ct_slots_lookup_range).
  * Chunks: one starts at triplet 0 and at every triplet alone in its column run (of the
  * full-space col sequence). The model emits each term block by block, column by column, and
  * with upper-triangle triplets the first column of a term's lowest vertex holds its diagonal
@@ -19,48 +19,15 @@
  * Thread t walks the chunks starting in [n t / nth, n (t + 1) / nth). The sequence being
  * recorded goes to a second set of buffers (cache_aux), swapped with the recorded one at the
  * end, with its chunk table. Every slot is exact whatever the thread count: reused ones come
- * from an equal (row, col) pair, looked-up ones are verified or searched. */
-#include "sim/assemble_internal.h"
+ * from an equal (row, col) pair, looked-up ones are verified or searched. A Hc whose block table
+ * covers most of it is mapped block by block instead (assemble_blocks.c; the state and the
+ * shared parts are in assemble_cache.h). */
+#include "sim/assemble_cache.h"
 
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum {
-    CHUNK_WINDOW = 8,   /* recorded chunks tried after the expected one before the hash index */
-    CHUNK_MIN_AVG = 8,  /* fewer triplets per chunk on average: not term by term ... */
-    CHUNK_PAUSE = 15    /* ... then this many calls map without chunks */
-};
-
-typedef struct chunk_list { /* chunks found by one thread: start, key, recorded partner or -1 */
-    size_t *b;
-    uint64_t *key;
-    long *part;
-    size_t n, cap;
-} chunk_list;
-
-typedef struct cache_aux {
-    int *row, *col, *slot;  /* the sequence being recorded (capacity cap) */
-    size_t cap;
-    size_t *cb;             /* recorded chunks: starts, then cm_n (nc + 1 entries) */
-    uint64_t *ck;           /* their keys */
-    size_t nc, ccap;        /* nc valid with as->cm_valid (0: no chunks recorded) */
-    long *hidx, *hnext;     /* hash index of ck (chunk_index) */
-    size_t hcap, hncap, hmask;
-    chunk_list *tl;         /* per thread */
-    int ntl;
-    int pause;              /* calls left without chunks */
-    /* the block path: the recorded sequence was Hc's block table (rec_blocks; its `upper` in
-     * rec_upper): rb[0..nc) are its blocks (rb[j].k0: where block j's slots start in cm_slot),
-     * ck their keys; nb_key / nb_part: each new block's key and recorded partner (or -1) */
-    int rec_blocks, rec_upper;
-    ct_triplet_block *rb;
-    uint64_t *nb_key;
-    long *nb_part;
-    size_t *nb_len;         /* each new block's triplet count */
-    size_t rbcap, nbcap;
-} cache_aux;
 
 void ct_assembly_cache_free(ct_assembly *as)
 {
@@ -192,7 +159,7 @@ static ct_status chunk_index(cache_aux *x)
 }
 
 /* A recorded chunk with this key: the first at or after j, else the first; -1 if none. */
-static long chunk_find(const cache_aux *x, uint64_t key, size_t j)
+long ct_slots_chunk_find(const cache_aux *x, uint64_t key, size_t j)
 {
     size_t h = (size_t)(key >> 17) & x->hmask;
     while (x->hidx[h] >= 0 && x->ck[x->hidx[h]] != key) h = (h + 1) & x->hmask;
@@ -227,8 +194,8 @@ static inline int search_row(const int *ri, int lo, int hi, int r)
  *    diagonal block ends the column: row r at hi - 1 - (c - r));
  *  - else a binary search (counted in *nsearch).
  * Returns 1 when a triplet needs J (the general path), 2 without memory, else 0. */
-static int lookup_range(const ct_csc *A, const int *xf, const int *row, const int *col, size_t b, size_t e,
-                        int *slot, ct_triplets *miss, long *nsearch)
+int ct_slots_lookup_range(const ct_csc *A, const int *xf, const int *row, const int *col, size_t b, size_t e,
+                          int *slot, ct_triplets *miss, long *nsearch)
 {
     enum { RUNS = 16 };
     const int *cp = A->colptr, *ri = A->rowind;
@@ -308,23 +275,6 @@ static int same_sequence(const ct_assembly *as, const ct_triplets *Hc, int nth)
     return !diff;
 }
 
-/* What the walk over a new sequence reads and writes: the new triplets (row, col; n), the
- * full-space -> free map xf, the recorded sequence (orow, ocol, oslot) and its chunk table
- * (ocb, ock; onc chunks), the buffers of the sequence being recorded (nrow, ncol, nslot),
- * the chunk index x, and a flag raised by the first thread that stops (no memory, or a
- * triplet through J). */
-typedef struct slot_walk {
-    const ct_csc *A; /* &as->A: the pattern grown between the walk and the slot copy */
-    const int *row, *col, *xf;
-    size_t n;
-    const int *orow, *ocol, *oslot;
-    const size_t *ocb;
-    const uint64_t *ock;
-    size_t onc;
-    int *nrow, *ncol, *nslot;
-    const cache_aux *x;
-    int *stop;
-} slot_walk;
 
 /* Without chunks, thread t of nt: the triplets [n t / nt, n (t + 1) / nt) copied and looked up. */
 static void walk_plain(const slot_walk *w, size_t t, size_t nt, ct_triplets *miss, int *general, int *err,
@@ -333,7 +283,7 @@ static void walk_plain(const slot_walk *w, size_t t, size_t nt, ct_triplets *mis
     const size_t n = w->n, a = n * t / nt, b = n * (t + 1) / nt;
     memcpy(w->nrow + a, w->row + a, (b - a) * sizeof *w->row);
     memcpy(w->ncol + a, w->col + a, (b - a) * sizeof *w->col);
-    const int r = lookup_range(w->A, w->xf, w->row, w->col, a, b, w->nslot, miss, nsearch);
+    const int r = ct_slots_lookup_range(w->A, w->xf, w->row, w->col, a, b, w->nslot, miss, nsearch);
     *general = r == 1, *err = r == 2;
 }
 
@@ -368,7 +318,7 @@ static long find_partner(const slot_walk *w, size_t j, size_t i, size_t e, uint6
     long p = -1;
     for (size_t q = j; q < w->onc && q <= j + CHUNK_WINDOW && p < 0; ++q)
         if (w->ock[q] == key) p = (long)q;
-    if (p < 0) p = chunk_find(w->x, key, j);
+    if (p < 0) p = ct_slots_chunk_find(w->x, key, j);
     if (p >= 0 && !(w->ocb[p + 1] - w->ocb[p] == e - i &&
                     memcmp(w->row + i, w->orow + w->ocb[p], (e - i) * sizeof *w->row) == 0 &&
                     memcmp(w->col + i, w->ocol + w->ocb[p], (e - i) * sizeof *w->col) == 0))
@@ -407,7 +357,7 @@ static void walk_chunks(const slot_walk *w, size_t t, size_t nt, chunk_list *l, 
             *nreused += (long)(e - i);
             j = (size_t)p + 1;
         } else if (!*err) {
-            const int r = lookup_range(w->A, w->xf, row, col, i, e, w->nslot, miss, nsearch);
+            const int r = ct_slots_lookup_range(w->A, w->xf, row, col, i, e, w->nslot, miss, nsearch);
             if (r == 1) *general = 1;
             if (r == 2) *err = 1;
         }
@@ -466,7 +416,7 @@ static ct_status grow_missing(ct_assembly *as, const ct_triplets *miss, int nth,
 /* Before a walk over n new triplets: room for their slots and the recorded chunks' key index
  * (else the slot path is declined: as->cm_valid = 0, *miss = NULL, CT_OK), and nth empty lists
  * of missing triplets in *miss (malloc'ed; CT_ENOMEM without). */
-static ct_status walk_begin(ct_assembly *as, cache_aux *x, size_t n, int nth, ct_triplets **miss)
+ct_status ct_slots_walk_begin(ct_assembly *as, cache_aux *x, size_t n, int nth, ct_triplets **miss)
 {
     *miss = NULL;
     if (cache_reserve(x, n, nth) != CT_OK || (x->nc && chunk_index(x) != CT_OK)) {
@@ -484,7 +434,7 @@ static ct_status walk_begin(ct_assembly *as, cache_aux *x, size_t n, int nth, ct
 /* After a walk (err: out of memory; general: a triplet needs J): the pattern grown by the
  * missing triplets (*remap: the old -> new slot map, or NULL), the lists freed. The recorded
  * slots are no longer valid as they are (they follow the growth as they are copied). */
-static ct_status walk_end(ct_assembly *as, ct_triplets *miss, int nth, int err, int general, int **remap)
+ct_status ct_slots_walk_end(ct_assembly *as, ct_triplets *miss, int nth, int err, int general, int **remap)
 {
     ct_status st = err ? CT_ENOMEM : CT_OK;
     *remap = NULL;
@@ -499,8 +449,8 @@ static ct_status walk_end(ct_assembly *as, ct_triplets *miss, int nth, int err, 
  * partner's slots (src; NULL if looked up); looked-up ones follow a growth (remap), and those
  * missing (-2) are found in the grown pattern (their rows and columns: row[k - b], col[k - b]).
  * Returns 1 if one is still missing (cannot happen). */
-static int settle_range_rows(const slot_walk *w, const int *remap, size_t b, size_t e, const int *src,
-                             const int *row, const int *col)
+int ct_slots_settle_range_rows(const slot_walk *w, const int *remap, size_t b, size_t e, const int *src,
+                               const int *row, const int *col)
 {
     int *nslot = w->nslot, lost = 0;
     if (src) {
@@ -526,13 +476,13 @@ static int settle_range_rows(const slot_walk *w, const int *remap, size_t b, siz
     return lost;
 }
 
-/* settle_range_rows with the triplets' own rows and columns. */
-static int settle_range(const slot_walk *w, const int *remap, size_t b, size_t e, const int *src)
+/* ct_slots_settle_range_rows with the triplets' own rows and columns. */
+int ct_slots_settle_range(const slot_walk *w, const int *remap, size_t b, size_t e, const int *src)
 {
-    return settle_range_rows(w, remap, b, e, src, w->row + b, w->col + b);
+    return ct_slots_settle_range_rows(w, remap, b, e, src, w->row + b, w->col + b);
 }
 
-/* settle_range over every chunk found by the walk (the chunk lists of threads t, t + nt, ...:
+/* ct_slots_settle_range over every chunk found by the walk (the chunk lists of threads t, t + nt, ...:
  * all of them even with fewer threads than the walk), or without chunks over the triplets
  * [n t / nt, n (t + 1) / nt) of each thread t. Returns 1 if a slot is still missing. */
 static int settle_slots(const slot_walk *w, const cache_aux *x, int chunked, int nth, const int *remap)
@@ -550,7 +500,7 @@ static int settle_slots(const slot_walk *w, const cache_aux *x, int chunked, int
                                  : c + 1 < l->n ? l->b[c + 1]
                                                 : next_chunk_start(w->col, n, b + 1);
                 const long p = chunked ? l->part[c] : -1;
-                lost |= settle_range(w, remap, b, e, p >= 0 ? w->oslot + w->ocb[p] : NULL);
+                lost |= ct_slots_settle_range(w, remap, b, e, p >= 0 ? w->oslot + w->ocb[p] : NULL);
             }
         }
     }
@@ -559,7 +509,7 @@ static int settle_slots(const slot_walk *w, const cache_aux *x, int chunked, int
 
 /* Room for `need` chunk starts and keys (cb, ck), grown to `cap` when short; CT_ENOMEM (and
  * none) without memory. */
-static ct_status chunk_table_reserve(cache_aux *x, size_t need, size_t cap)
+ct_status ct_slots_chunk_table_reserve(cache_aux *x, size_t need, size_t cap)
 {
     if (need <= x->ccap) return CT_OK;
     free(x->cb);
@@ -585,7 +535,7 @@ static void record_chunk_table(cache_aux *x, size_t n, int nth, int chunked)
     if (!chunked || nnc * CHUNK_MIN_AVG > n) {
         if (chunked) x->pause = CHUNK_PAUSE;
         nnc = 0;
-    } else if (chunk_table_reserve(x, nnc + 1, nnc + nnc / 8 + 1) != CT_OK) {
+    } else if (ct_slots_chunk_table_reserve(x, nnc + 1, nnc + nnc / 8 + 1) != CT_OK) {
         nnc = 0;
     }
     if (nnc) {
@@ -603,7 +553,7 @@ static void record_chunk_table(cache_aux *x, size_t n, int nth, int chunked)
 }
 
 /* The new sequence (n triplets, in x's buffers) becomes the recorded one. */
-static void swap_recorded(ct_assembly *as, cache_aux *x, size_t n)
+void ct_slots_swap_recorded(ct_assembly *as, cache_aux *x, size_t n)
 {
     int *tp;
     tp = as->cm_row, as->cm_row = x->row, x->row = tp;
@@ -613,251 +563,6 @@ static void swap_recorded(ct_assembly *as, cache_aux *x, size_t n)
     as->cm_cap = x->cap, x->cap = tc;
     as->cm_n = n;
     as->cm_valid = 1;
-}
-
-/* ---------- the block path ---------- */
-
-/* When Hc carries a block table (ct_triplet_block, ct_sparse.h), its blocks are the chunks: a
- * block whose stencil (nv, dim, v) equals a recorded block's takes that block's slots (the
- * same stencil with the same `upper` writes the same (row, col) sequence), found as the chunks
- * are (the expected block, the next CHUNK_WINDOW, then the key index), without reading the
- * triplets' rows and columns; the others and the plain triplets between blocks are looked up.
- * The recorded sequence is the block table with the slots (cm_row / cm_col are not kept). */
-
-static uint64_t block_key(const ct_triplet_block *b)
-{
-    uint64_t h = 0x9E3779B97F4A7C15u * (uint64_t)(8 * b->nv + b->dim);
-    for (int a = 0; a < 4; ++a) {
-        h ^= (uint32_t)b->v[a];
-        h *= 0xFF51AFD7ED558CCDu;
-        h ^= h >> 31;
-    }
-    return h;
-}
-
-static inline int same_stencil(const ct_triplet_block *a, const ct_triplet_block *b)
-{
-    return a->nv == b->nv && a->dim == b->dim && a->v[0] == b->v[0] && a->v[1] == b->v[1] && a->v[2] == b->v[2] &&
-           a->v[3] == b->v[3];
-}
-
-static inline size_t block_len(const ct_triplet_block *b, int upper)
-{
-    return ct_triplet_block_count(b->v, b->nv, b->dim, upper);
-}
-
-/* Whether Hc's block table can drive the mapping (blocks ascending, disjoint, inside the n
- * triplets); len[i]: block i's triplet count, *covered: the triplets in blocks. */
-static int blocks_usable(const ct_triplets *Hc, size_t *len_out, size_t *covered)
-{
-    size_t end = 0, cov = 0;
-    for (size_t i = 0; i < Hc->nblk; ++i) {
-        const ct_triplet_block *b = &Hc->blk[i];
-        if (b->k0 < end || b->nv < 1 || b->nv > 4 || b->dim < 1 || b->dim > 3) return 0;
-        const size_t len = len_out[i] = block_len(b, Hc->upper);
-        if (len > Hc->n - b->k0) return 0;
-        end = b->k0 + len;
-        cov += len;
-    }
-    *covered = cov;
-    return Hc->nblk > 0;
-}
-
-/* What the block walk reads and writes besides the slot walk's (w: A, row, col, xf, n, oslot,
- * nslot): Hc's blocks and their lengths, the recorded ones (rb[0..onc)), each new block's key
- * and partner. */
-typedef struct block_walk {
-    slot_walk w;
-    int upper;
-    const ct_triplet_block *blk, *rb;
-    const size_t *len;
-    size_t nblk, onc;
-    uint64_t *key;
-    long *part;
-} block_walk;
-
-/* The first recorded block whose slots start at or after triplet k. */
-static size_t first_block_at(const block_walk *bw, size_t k)
-{
-    size_t lo = 0, hi = bw->onc;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (bw->rb[mid].k0 < k) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* A recorded block with b's stencil (key: its key): j, the next CHUNK_WINDOW, then the key
- * index; -1 if none. */
-static long block_partner(const block_walk *bw, size_t j, const ct_triplet_block *b, uint64_t key)
-{
-    for (size_t q = j; q < bw->onc && q <= j + CHUNK_WINDOW; ++q)
-        if (same_stencil(b, &bw->rb[q])) return (long)q;
-    const long p = chunk_find(bw->w.x, key, j);
-    return p >= 0 && same_stencil(b, &bw->rb[p]) ? p : -1;
-}
-
-/* The end of the blocks before block i (0 for the first). */
-static size_t blocks_end(const block_walk *bw, size_t i)
-{
-    return i ? bw->blk[i - 1].k0 + bw->len[i - 1] : 0;
-}
-
-/* Thread t of nt: the blocks [nblk t / nt, nblk (t + 1) / nt), each with the plain triplets
- * before it (the last thread also those after the last block). */
-static void walk_blocks(const block_walk *bw, size_t t, size_t nt, ct_triplets *miss, int *general, int *err,
-                        long *nsearch, long *nreused)
-{
-    const slot_walk *w = &bw->w;
-    const size_t i0 = bw->nblk * t / nt, i1 = bw->nblk * (t + 1) / nt;
-    size_t j = bw->onc && i0 < i1 ? first_block_at(bw, bw->blk[i0].k0) : 0, end = blocks_end(bw, i0);
-    for (size_t i = i0; i <= i1; ++i) {
-        const int tail = i == i1;
-        if (tail && t + 1 < nt) break;
-        const size_t b = tail ? w->n : bw->blk[i].k0;
-        int r = b > end ? lookup_range(w->A, w->xf, w->row, w->col, end, b, w->nslot, miss, nsearch) : 0;
-        if (!tail && r == 0) {
-            const ct_triplet_block *bl = &bw->blk[i];
-            const size_t len = bw->len[i];
-            const uint64_t key = block_key(bl);
-            const long p = bw->onc ? block_partner(bw, j, bl, key) : -1;
-            bw->key[i] = key, bw->part[i] = p;
-            if (p >= 0) {
-                *nreused += (long)len;
-                j = (size_t)p + 1;
-            } else { /* rows and columns from the stencil (the triplets' may be lazy) */
-                int brow[144], bcol[144];
-                ct_triplet_block_rows(bl, bw->upper, brow, bcol);
-                r = lookup_range(w->A, w->xf, brow, bcol, 0, len, w->nslot + b, miss, nsearch);
-            }
-            end = b + len;
-        }
-        *general |= r == 1, *err |= r == 2;
-        int halt = *err || *general;
-        if (halt) {
-#pragma omp atomic write
-            *w->stop = 1;
-        } else if ((i & 63) == 0) {
-#pragma omp atomic read
-            halt = *w->stop;
-        }
-        if (halt) break;
-    }
-}
-
-/* settle_range over the blocks and the plain triplets between them, in the walk's partition.
- * Returns 1 if a slot is still missing. */
-static int settle_blocks(const block_walk *bw, const int *remap, int nth)
-{
-    const slot_walk *w = &bw->w;
-    int lost = 0;
-#pragma omp parallel num_threads(nth) reduction(| : lost)
-    {
-        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
-        const size_t i0 = bw->nblk * t / nt, i1 = bw->nblk * (t + 1) / nt;
-        size_t end = blocks_end(bw, i0);
-        for (size_t i = i0; i < i1; ++i) {
-            const size_t b = bw->blk[i].k0, len = bw->len[i];
-            if (b > end) lost |= settle_range(w, remap, end, b, NULL);
-            const long p = bw->part[i];
-            if (p >= 0) {
-                lost |= settle_range_rows(w, remap, b, b + len, w->oslot + bw->rb[p].k0, NULL, NULL);
-            } else if (remap) { /* (without a growth the looked-up slots are final) */
-                int brow[144], bcol[144];
-                ct_triplet_block_rows(&bw->blk[i], bw->upper, brow, bcol);
-                lost |= settle_range_rows(w, remap, b, b + len, NULL, brow, bcol);
-            }
-            end = b + len;
-        }
-        if (t + 1 == nt && w->n > end) lost |= settle_range(w, remap, end, w->n, NULL);
-    }
-    return lost;
-}
-
-/* Room for nb new blocks' keys, partners and lengths. */
-static ct_status block_reserve(cache_aux *x, size_t nb)
-{
-    if (nb > x->nbcap) {
-        free(x->nb_key);
-        free(x->nb_part);
-        free(x->nb_len);
-        x->nbcap = nb + nb / 2 + 1;
-        x->nb_key = malloc(x->nbcap * sizeof *x->nb_key);
-        x->nb_part = malloc(x->nbcap * sizeof *x->nb_part);
-        x->nb_len = malloc(x->nbcap * sizeof *x->nb_len);
-        if (!x->nb_key || !x->nb_part || !x->nb_len) {
-            x->nbcap = 0;
-            return CT_ENOMEM;
-        }
-    }
-    return CT_OK;
-}
-
-/* The new block table (Hc's blocks, keys in x->nb_key) becomes the recorded chunk table; on
- * failure nothing is recorded (x->nc = 0). */
-static void record_blocks(cache_aux *x, const ct_triplets *Hc)
-{
-    const size_t nb = Hc->nblk;
-    x->nc = 0;
-    x->rec_blocks = 1;
-    x->rec_upper = Hc->upper;
-    if (nb > x->rbcap) {
-        free(x->rb);
-        x->rbcap = nb + nb / 2 + 1;
-        x->rb = malloc(x->rbcap * sizeof *x->rb);
-        if (!x->rb) {
-            x->rbcap = 0;
-            return;
-        }
-    }
-    if (chunk_table_reserve(x, nb + 1, nb + nb / 2 + 1) != CT_OK) return; /* (cb: not used by blocks) */
-    memcpy(x->rb, Hc->blk, nb * sizeof *x->rb);
-    memcpy(x->ck, x->nb_key, nb * sizeof *x->ck);
-    x->nc = nb;
-}
-
-/* The slot path with Hc's block table (ct_assembly_map_slots, which has checked it and put the
- * blocks' lengths in x->nb_len). */
-static ct_status map_blocks(ct_assembly *as, const ct_triplets *Hc, size_t covered, int *ready)
-{
-    const size_t n = Hc->n, nb = Hc->nblk;
-    const int nth = omp_get_max_threads();
-    cache_aux *x = as->cm_aux;
-    const int comparable = as->cm_valid && x->rec_blocks && x->rec_upper == Hc->upper;
-    if (comparable && covered == n && as->cm_n == n && x->nc == nb &&
-        memcmp(x->rb, Hc->blk, nb * sizeof *Hc->blk) == 0) {
-        as->cm_hits++;
-        *ready = 1;
-        return CT_OK;
-    }
-    if (!comparable) x->nc = 0;
-    ct_triplets *miss;
-    ct_status st = walk_begin(as, x, n, nth, &miss);
-    if (!miss) return st;
-    int stop = 0;
-    const block_walk bw = {.w = {.A = &as->A, .row = Hc->row, .col = Hc->col, .xf = as->xfree, .n = n,
-                                 .oslot = as->cm_slot, .nslot = x->slot, .x = x, .stop = &stop},
-                           .upper = Hc->upper, .blk = Hc->blk, .rb = x->rb, .len = x->nb_len, .nblk = nb,
-                           .onc = x->nc, .key = x->nb_key, .part = x->nb_part};
-    int e_ = 0, g_ = 0;
-    long ns = 0, nr = 0;
-#pragma omp parallel num_threads(nth) reduction(| : e_, g_) reduction(+ : ns, nr)
-    {
-        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
-        walk_blocks(&bw, t, nt, &miss[t], &g_, &e_, &ns, &nr);
-    }
-    int general = g_, *remap;
-    st = walk_end(as, miss, nth, e_, general, &remap);
-    if (st == CT_OK && !general) general |= settle_blocks(&bw, remap, nth); /* then the general path */
-    free(remap);
-    as->cm_searches += ns;
-    as->cm_reused += nr;
-    if (st != CT_OK || general) return st;
-    record_blocks(x, Hc);
-    swap_recorded(as, x, n);
-    *ready = 1;
-    return CT_OK;
 }
 
 /* ---------- the slot path ---------- */
@@ -879,13 +584,12 @@ ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, ct_triplets *H
     if (n == 0) return CT_OK;
     const int nth = omp_get_max_threads();
     as->cm_calls++;
-    cache_aux *x = as->cm_aux;
-    if (Hc->nblk) { /* blocks that cover most of the triplets drive the mapping */
-        if (!x && !(x = as->cm_aux = calloc(1, sizeof(cache_aux)))) return CT_OK;
-        size_t covered = 0;
-        if (block_reserve(x, Hc->nblk) == CT_OK && blocks_usable(Hc, x->nb_len, &covered) && 2 * covered >= n)
-            return map_blocks(as, Hc, covered, ready);
+    if (Hc->nblk) { /* blocks that cover most of the triplets drive the mapping (assemble_blocks.c) */
+        int taken = 0;
+        const ct_status st = ct_slots_map_blocks(as, Hc, ready, &taken);
+        if (taken) return st;
     }
+    cache_aux *x = as->cm_aux;
     ct_triplets_fill_rows(Hc); /* the chunks read the rows and columns */
     if (as->cm_valid && !(x && x->rec_blocks) && as->cm_n == n && same_sequence(as, Hc, nth)) {
         as->cm_hits++;
@@ -897,7 +601,7 @@ ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, ct_triplets *H
     const int chunked = x->pause == 0;
     if (!chunked) x->pause--;
     ct_triplets *miss;
-    ct_status st = walk_begin(as, x, n, nth, &miss);
+    ct_status st = ct_slots_walk_begin(as, x, n, nth, &miss);
     if (!miss) return st;
     int stop = 0;
     const slot_walk w = {.A = &as->A, .row = Hc->row, .col = Hc->col, .xf = as->xfree, .n = n,
@@ -908,14 +612,14 @@ ct_status ct_assembly_map_slots(ct_assembly *as, const ct_sim *s, ct_triplets *H
     long nsearch, nreused;
     walk_sequence(&w, x, chunked, nth, miss, &err, &general, &nsearch, &nreused);
     int *remap;
-    st = walk_end(as, miss, nth, err, general, &remap);
+    st = ct_slots_walk_end(as, miss, nth, err, general, &remap);
     if (st == CT_OK && !general) general |= settle_slots(&w, x, chunked, nth, remap); /* then the general path */
     free(remap);
     as->cm_searches += nsearch;
     as->cm_reused += nreused;
     if (st != CT_OK || general) return st;
     record_chunk_table(x, n, nth, chunked);
-    swap_recorded(as, x, n);
+    ct_slots_swap_recorded(as, x, n);
     *ready = 1;
     return CT_OK;
 }
