@@ -211,6 +211,46 @@ static void assert_block_table(const ct_triplets *H, ct_triplets *L)
     ck_assert_int_eq(memcmp(L->col, H->col, H->n * sizeof *H->col), 0);
 }
 
+/* ct_triplet_block_order: for every vertex order of 1-4 distinct vertices (dim 2 and 3), value t
+ * of the order is the value ct_triplets_add_block writes as triplet t with `upper`; repeated
+ * vertices give NULL. The block's entries are all distinct, so a wrong position cannot match. */
+START_TEST(test_block_order)
+{
+    int checked = 0;
+    for (int dim = 2; dim <= 3; ++dim)
+        for (int nv = 1; nv <= 4; ++nv) {
+            const int nd = nv * dim;
+            double H[144];
+            for (int i = 0; i < nd * nd; ++i) H[i] = 1.0 + i;
+            int ncode = 1;
+            for (int a = 0; a < nv; ++a) ncode *= 5;
+            for (int code = 0; code < ncode; ++code) { /* vertex ids 0..4 (with repeats) */
+                int v[4], repeat = 0;
+                for (int a = 0, q = code; a < nv; ++a, q /= 5) v[a] = 7 * (q % 5);
+                for (int a = 0; a < nv; ++a)
+                    for (int b = 0; b < a; ++b) repeat |= v[a] == v[b];
+                size_t cnt = 0;
+                const unsigned char *ord = ct_triplet_block_order(v, nv, dim, &cnt);
+                if (repeat) {
+                    ck_assert_ptr_null(ord);
+                    continue;
+                }
+                ck_assert_ptr_nonnull(ord);
+                ct_triplets T;
+                ct_triplets_init(&T);
+                T.upper = 1;
+                ck_assert_int_eq(ct_triplets_add_block(&T, v, nv, dim, H), CT_OK);
+                ck_assert_uint_eq(cnt, T.n);
+                ck_assert_uint_eq(cnt, ct_triplet_block_count(v, nv, dim, 1));
+                for (size_t k = 0; k < cnt; ++k) ck_assert(H[ord[k]] == T.val[k]);
+                ct_triplets_free(&T);
+                checked++;
+            }
+        }
+    ck_assert_int_eq(checked, 2 * (5 + 20 + 60 + 120)); /* ordered choices of nv of 5 ids */
+}
+END_TEST
+
 static double mu_03(const void *ctx, const ct_collision *c)
 {
     (void)ctx, (void)c;
@@ -1845,6 +1885,7 @@ static Suite *contact_suite(void)
     TCase *tc = tcase_create("contact");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_barrier_derivatives);
+    tcase_add_test(tc, test_block_order);
     tcase_add_test(tc, test_friction_mollifier);
     tcase_add_test(tc, test_pressure_plates);
     tcase_add_test(tc, test_friction_sliding_block);

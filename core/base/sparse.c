@@ -1,6 +1,7 @@
 /* sparse.c — triplet lists and CSC helpers. */
 #include "contactlab/ct_sparse.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,57 @@ void ct_triplets_fill_rows(ct_triplets *t)
         for (size_t b = 0; b < t->nblk; ++b)
             ct_triplet_block_rows(&t->blk[b], t->upper, t->row + t->blk[b].k0, t->col + t->blk[b].k0);
     t->rows_lazy = 0;
+}
+
+/* The orders of ct_triplet_block_order, one per (dim, nv, vertex ranks): ranks r[a] (the place
+ * of v[a] among the stencil's vertices) coded as Σ r[a]·nv^a. Filled once (pthread_once). */
+enum { ORDER_MAX = 78 }; /* nv = 4, dim = 3: 4 diagonal blocks of 6 and 6 off-diagonal of 9 */
+typedef struct {
+    unsigned char n, idx[ORDER_MAX];
+} block_order;
+static block_order g_order[2][4][256];
+static pthread_once_t g_order_once = PTHREAD_ONCE_INIT;
+
+static void order_init(void)
+{
+    for (int dim = 2; dim <= 3; ++dim)
+        for (int nv = 1; nv <= 4; ++nv) {
+            int ncode = 1;
+            for (int a = 0; a < nv; ++a) ncode *= nv;
+            for (int code = 0; code < ncode; ++code) {
+                int r[4], seen = 0;
+                for (int a = 0, q = code; a < nv; ++a, q /= nv) {
+                    r[a] = q % nv;
+                    seen |= 1 << r[a];
+                }
+                if (seen != (1 << nv) - 1) continue; /* not a permutation */
+                block_order *o = &g_order[dim - 2][nv - 1][code];
+                const int nd = nv * dim;
+                for (int b = 0; b < nv; ++b)
+                    for (int j = 0; j < dim; ++j)
+                        for (int a = 0; a < nv; ++a)
+                            for (int k = 0; k < dim; ++k)
+                                if (r[a] < r[b] || (a == b && k <= j))
+                                    o->idx[o->n++] = (unsigned char)(a * dim + k + nd * (b * dim + j));
+            }
+        }
+}
+
+const unsigned char *ct_triplet_block_order(const int *v, int nv, int dim, size_t *count)
+{
+    if (nv < 1 || nv > 4 || dim < 2 || dim > 3) return NULL;
+    int code = 0;
+    for (int a = nv - 1; a >= 0; --a) {
+        int r = 0;
+        for (int b = 0; b < nv; ++b) {
+            if (b != a && v[b] == v[a]) return NULL;
+            r += v[b] < v[a];
+        }
+        code = code * nv + r;
+    }
+    pthread_once(&g_order_once, order_init);
+    *count = g_order[dim - 2][nv - 1][code].n;
+    return g_order[dim - 2][nv - 1][code].idx;
 }
 
 size_t ct_triplet_block_count(const int *v, int nv, int dim, int upper)

@@ -16,6 +16,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ------------------------------------------------------------------------------------------ */
 /* per-term PSD projection                                                                      */
@@ -602,8 +603,17 @@ static ct_status collision_hessian(const ct_collision_set *cs, const ct_contact_
             const int nv = ct_collision_nverts(c), nd = nv * dim;
             const double *h = loc[q];
             term_end(c, cm, obs, x, f, ctx, loc[q], &tw[q], &sti);
+            size_t t = off[i0 + q], cnt;
+            const unsigned char *ord;
+            if (lazy && !upper) { /* the values in the block's own order */
+                memcpy(tval + t, h, (size_t)(nd * nd) * sizeof *h);
+                continue;
+            }
+            if (lazy && (ord = ct_triplet_block_order(c->v, nv, dim, &cnt)) != NULL) {
+                for (size_t k = 0; k < cnt; ++k) tval[t + k] = h[ord[k]];
+                continue;
+            }
             /* the blocks column by column; with `upper` only the entries with row <= col */
-            size_t t = off[i0 + q];
             for (int b = 0; b < nv; ++b) {
                 const int vb = c->v[b];
                 for (int j = 0; j < dim; ++j) {

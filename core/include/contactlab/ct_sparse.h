@@ -55,6 +55,13 @@ ct_status ct_triplets_append(ct_triplets *t, const ct_triplets *src);
 /* The number of triplets a block over v[0..nv) with `dim` components writes (with `upper`: the
  * entries with row <= col). */
 size_t ct_triplet_block_count(const int *v, int nv, int dim, int upper);
+/* The order in which a producer with `upper` writes the values of a dense block over nv
+ * distinct vertices v[0..nv) (1 <= nv <= 4, dim 2 or 3): the positions in the column-major
+ * (nv·dim)² block of its *count triplets (ct_triplet_block_count), in the order of
+ * ct_triplets_add_block, so that value t is H[order[t]]. NULL when vertices repeat or the sizes
+ * are out of range (the producer then walks the block itself). Without `upper` the order is the
+ * block's own, column after column. */
+const unsigned char *ct_triplet_block_order(const int *v, int nv, int dim, size_t *count);
 /* Record that the triplets from k0 on are the block over v[0..nv) (nv <= 4; larger blocks are
  * not recorded: they stay plain, so their rows must be written even with rows_lazy). Blocks are
  * noted in ascending k0; room for `more` blocks is kept when growing (the caller's count of what
