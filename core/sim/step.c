@@ -199,6 +199,7 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag)
                                s->t, it);
         S->exact_iters += ex;
         s->factor_exact = ex;
+        s->matrix_exact = ex;
         return CT_OK;
     }
 }
@@ -302,6 +303,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     memset(S, 0, sizeof *S);
     S->ccd_alpha_min = 1.0;
     S->min_distance = INFINITY;
+    s->start_exact = s->last_ok && s->matrix_exact && s->newton_whole;
     s->last_ok = 0;
     s->factor_exact = 0;
     const size_t nmsg = ct_diag_count(diag);

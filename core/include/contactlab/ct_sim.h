@@ -127,6 +127,10 @@ typedef struct ct_sim {
      * (set by ct_step_assemble_factor, cleared when q, the targets or the lagged state move) */
     int last_ok;
     int factor_exact;
+    /* For newton.c's exact start: the last matrix factored for a Newton direction was the exact
+     * Hessian (positive definite); the last step's line searches all took the whole Newton step;
+     * and, for the step under way, that the last step converged with both (set by ct_sim_step). */
+    int matrix_exact, newton_whole, start_exact;
 } ct_sim;
 
 /* Build everything the scene describes: meshes (generated or read, transformed,
