@@ -164,25 +164,58 @@ ct_status ct_triplets_add(ct_triplets *t, int r, int c, double v)
     return CT_OK;
 }
 
+/* The triplets of the dense block H over v[0..nv) in the order of ct_triplets_add_block (with
+ * `upper` only row <= col) into val[0..) and, unless row is NULL, row[0..), col[0..); returns
+ * their number. */
+static size_t block_walk(const int *v, int nv, int dim, int upper, const double *H, int *row, int *col,
+                         double *val)
+{
+    const int nd = nv * dim;
+    size_t k = 0;
+    for (int b = 0; b < nv; ++b)
+        for (int j = 0; j < dim; ++j) {
+            const int c = v[b] * dim + j, lj = b * dim + j;
+            for (int a = 0; a < nv; ++a)
+                for (int i = 0; i < dim; ++i) {
+                    if (upper && v[a] * dim + i > c) continue;
+                    if (row) {
+                        row[k] = v[a] * dim + i;
+                        col[k] = c;
+                    }
+                    val[k++] = H[(a * dim + i) + (size_t)nd * lj];
+                }
+        }
+    return k;
+}
+
 ct_status ct_triplets_add_block(ct_triplets *t, const int *idx, int nv, int dim, const double *H)
 {
     int nd = nv * dim;
     ct_status st = grow(t, (size_t)nd * (size_t)nd);
     if (st == CT_OK) st = ct_triplets_note_block(t, t->n, idx, nv, dim, 0);
     if (st != CT_OK) return st;
-    for (int b = 0; b < nv; ++b)
-        for (int j = 0; j < dim; ++j) {
-            int col = idx[b] * dim + j, lj = b * dim + j;
-            for (int a = 0; a < nv; ++a)
-                for (int i = 0; i < dim; ++i) {
-                    if (t->upper && idx[a] * dim + i > col) continue;
-                    t->row[t->n] = idx[a] * dim + i;
-                    t->col[t->n] = col;
-                    t->val[t->n] = H[(a * dim + i) + (size_t)nd * lj];
-                    t->n++;
-                }
-        }
+    t->n += block_walk(idx, nv, dim, t->upper, H, t->row + t->n, t->col + t->n, t->val + t->n);
     return CT_OK;
+}
+
+void ct_triplets_put_block(ct_triplets *t, size_t k0, const int *v, int nv, int dim, const double *H)
+{
+    double *val = t->val + k0;
+    if (!t->rows_lazy || nv > 4) { /* (a block too large to note keeps its rows) */
+        block_walk(v, nv, dim, t->upper, H, t->row + k0, t->col + k0, val);
+        return;
+    }
+    if (!t->upper) { /* the block's own order */
+        memcpy(val, H, (size_t)(nv * dim) * (size_t)(nv * dim) * sizeof *H);
+        return;
+    }
+    size_t cnt;
+    const unsigned char *ord = ct_triplet_block_order(v, nv, dim, &cnt);
+    if (!ord) {
+        block_walk(v, nv, dim, 1, H, NULL, NULL, val);
+        return;
+    }
+    for (size_t k = 0; k < cnt; ++k) val[k] = H[ord[k]];
 }
 
 ct_status ct_triplets_append(ct_triplets *t, const ct_triplets *src)

@@ -16,7 +16,6 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* ------------------------------------------------------------------------------------------ */
 /* per-term PSD projection                                                                      */
@@ -581,9 +580,6 @@ static ct_status collision_hessian(const ct_collision_set *cs, const ct_contact_
     /* Terms go in groups of HESS_GROUP: their QL iterations run together (ct_psd_ql). */
     enum { HESS_GROUP = 4 };
     const long ngroups = (cs->n + HESS_GROUP - 1) / HESS_GROUP;
-    int *const restrict trow = H->row, *const restrict tcol = H->col;
-    double *const restrict tval = H->val;
-    const int upper = H->upper, lazy = H->rows_lazy; /* lazy: the values alone (the blocks are noted) */
     int status = CT_OK;
 #pragma omp parallel for schedule(dynamic, 4) num_threads(ct_threads(threads))
     for (long gi = 0; gi < ngroups; ++gi) {
@@ -600,44 +596,8 @@ static ct_status collision_hessian(const ct_collision_set *cs, const ct_contact_
         ct_psd_ql(pw, ng);
         for (int q = 0; q < ng; ++q) {
             const ct_collision *c = &cs->c[i0 + q];
-            const int nv = ct_collision_nverts(c), nd = nv * dim;
-            const double *h = loc[q];
             term_end(c, cm, obs, x, f, ctx, loc[q], &tw[q], &sti);
-            size_t t = off[i0 + q], cnt;
-            const unsigned char *ord;
-            if (lazy && !upper) { /* the values in the block's own order */
-                memcpy(tval + t, h, (size_t)(nd * nd) * sizeof *h);
-                continue;
-            }
-            if (lazy && (ord = ct_triplet_block_order(c->v, nv, dim, &cnt)) != NULL) {
-                for (size_t k = 0; k < cnt; ++k) tval[t + k] = h[ord[k]];
-                continue;
-            }
-            /* the blocks column by column; with `upper` only the entries with row <= col */
-            for (int b = 0; b < nv; ++b) {
-                const int vb = c->v[b];
-                for (int j = 0; j < dim; ++j) {
-                    const int col = vb * dim + j, lj = b * dim + j;
-                    for (int a = 0; a < nv; ++a) {
-                        const int va = c->v[a];
-                        int kend = dim;
-                        if (upper && va >= vb) {
-                            if (va > vb) continue;
-                            kend = j + 1;
-                        }
-                        const double *hc = h + a * dim + nd * lj;
-                        if (lazy) {
-                            for (int k = 0; k < kend; ++k) tval[t++] = hc[k];
-                            continue;
-                        }
-                        for (int k = 0; k < kend; ++k) {
-                            trow[t] = va * dim + k;
-                            tcol[t] = col;
-                            tval[t++] = hc[k];
-                        }
-                    }
-                }
-            }
+            ct_triplets_put_block(H, off[i0 + q], c->v, ct_collision_nverts(c), dim, loc[q]); /* (lazy: values) */
         }
         if (sti != CT_OK) {
 #pragma omp atomic write

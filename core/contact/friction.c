@@ -376,30 +376,7 @@ static ct_status friction_hessian(const ct_friction_set *fs, int dim, const doub
                 for (int r = 0; r < dim; ++r)
                     for (int c = 0; c < dim; ++c)
                         Hl[(dim * k + r) + n * (dim * l + c)] = p->coef[k] * p->coef[l] * K[r + dim * c];
-        /* the block in the order of ct_triplets_add_block */
-        size_t t = off[i], cnt;
-        const unsigned char *ord;
-        if (H->rows_lazy && !H->upper) { /* (lazy: the values alone, the block is noted) */
-            memcpy(H->val + t, Hl, (size_t)(n * n) * sizeof *Hl);
-            continue;
-        }
-        if (H->rows_lazy && (ord = ct_triplet_block_order(p->c.v, nv, dim, &cnt)) != NULL) {
-            for (size_t k = 0; k < cnt; ++k) H->val[t + k] = Hl[ord[k]];
-            continue;
-        }
-        for (int b = 0; b < nv; ++b)
-            for (int j = 0; j < dim; ++j) {
-                const int col = p->c.v[b] * dim + j, lj = b * dim + j;
-                for (int a = 0; a < nv; ++a)
-                    for (int k = 0; k < dim; ++k) {
-                        if (H->upper && p->c.v[a] * dim + k > col) continue;
-                        if (!H->rows_lazy) { /* (lazy: the values alone, the block is noted) */
-                            H->row[t] = p->c.v[a] * dim + k;
-                            H->col[t] = col;
-                        }
-                        H->val[t++] = Hl[(a * dim + k) + n * lj];
-                    }
-            }
+        ct_triplets_put_block(H, off[i], p->c.v, nv, dim, Hl); /* (lazy: the values alone, the block is noted) */
     }
     H->n = off[fs->n];
     free(off);

@@ -322,7 +322,7 @@ static ct_status newton_solve(ct_sim *s, double tol, int full0, ct_diag *diag)
 
 /* The exact start. When the predictor is not taken, the iterations start where the last step
  * stopped; if that step converged on the exact Hessian and every one of its line searches took
- * the whole Newton step (s->start_exact, ct_sim_step), its quadratic model held throughout, and
+ * the whole Newton step (start_exact, from ct_sim_step), its quadratic model held throughout, and
  * the iterations start on the exact Hessian (newton_solve's full0): the same point, and the same
  * matrix but for the targets moved at the step's start and the lagged state. On the bench's slabs
  * this saves the safe model's first matrix (its per-term projections cost 4-6 times the exact
@@ -330,7 +330,7 @@ static ct_status newton_solve(ct_sim *s, double tol, int full0, ct_diag *diag)
  * crossing edges, tests/cli_newton.sh), the start stays on the safe model: there the exact
  * Hessian at the start is mostly not positive definite, and where it is, its path into the fold
  * crawled longer (measured: 65 iterations against 43 in the fold's last step). */
-ct_status ct_step_solve_newton(ct_sim *s, ct_diag *diag)
+ct_status ct_step_solve_newton(ct_sim *s, int start_exact, ct_diag *diag)
 {
     const ct_solver_spec *so = &s->sc->solver;
     s->newton_whole = 1;
@@ -345,7 +345,7 @@ ct_status ct_step_solve_newton(ct_sim *s, ct_diag *diag)
     }
     for (int outer = 0; outer < outer_max; ++outer) {
         s->last.friction_iters = outer + 1;
-        ct_status st = newton_solve(s, tol, outer == 0 && (taken || s->start_exact), diag);
+        ct_status st = newton_solve(s, tol, outer == 0 && (taken || start_exact), diag);
         if (st != CT_OK) return st;
         if (outer_max > 1) {
             double delta = 0.0;

@@ -303,7 +303,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     memset(S, 0, sizeof *S);
     S->ccd_alpha_min = 1.0;
     S->min_distance = INFINITY;
-    s->start_exact = s->last_ok && s->matrix_exact && s->newton_whole;
+    const int start_exact = s->last_ok && s->matrix_exact && s->newton_whole; /* (newton.c) */
     s->last_ok = 0;
     s->factor_exact = 0;
     const size_t nmsg = ct_diag_count(diag);
@@ -311,7 +311,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     ct_status st = stage_begin_step(s, diag);
     if (st == CT_OK)
         st = s->model->type->family == CT_FAMILY_CONSTRAINT ? ct_step_solve_constraint(s, diag)
-                                                            : ct_step_solve_newton(s, diag);
+                                                            : ct_step_solve_newton(s, start_exact, diag);
     if (st == CT_OK) st = stage_end_step(s, t1, diag);
     if (st == CT_OK) st = stage_verify(s, diag);
     if (st == CT_OK) {

@@ -40,7 +40,7 @@ ct_status ct_step_assemble_factor(ct_sim *s, int it, int exact, ct_diag *diag);
 /* The solve stage of each family: on entry the predictor is in place (q, x at the start
  * point, prescribed dofs at their end-of-step targets, f_ext at the end time, the model's
  * begin_step done); on return q, x are the end-of-step state. */
-ct_status ct_step_solve_newton(ct_sim *s, ct_diag *diag);
+ct_status ct_step_solve_newton(ct_sim *s, int start_exact, ct_diag *diag);
 ct_status ct_step_solve_constraint(ct_sim *s, ct_diag *diag);
 
 #endif

@@ -128,9 +128,8 @@ typedef struct ct_sim {
     int last_ok;
     int factor_exact;
     /* For newton.c's exact start: the last matrix factored for a Newton direction was the exact
-     * Hessian (positive definite); the last step's line searches all took the whole Newton step;
-     * and, for the step under way, that the last step converged with both (set by ct_sim_step). */
-    int matrix_exact, newton_whole, start_exact;
+     * Hessian (positive definite); the last step's line searches all took the whole Newton step. */
+    int matrix_exact, newton_whole;
 } ct_sim;
 
 /* Build everything the scene describes: meshes (generated or read, transformed,

@@ -62,6 +62,11 @@ size_t ct_triplet_block_count(const int *v, int nv, int dim, int upper);
  * are out of range (the producer then walks the block itself). Without `upper` the order is the
  * block's own, column after column. */
 const unsigned char *ct_triplet_block_order(const int *v, int nv, int dim, size_t *count);
+/* Write the block H over v[0..nv) (as ct_triplets_add_block: `dim` components per vertex, with
+ * t->upper only row <= col) at triplets k0.. of room the caller reserved and counted with
+ * ct_triplet_block_count; with t->rows_lazy only the values (by ct_triplet_block_order), unless
+ * nv > 4. Writes nothing else in t, so threads may fill disjoint ranges of one list. */
+void ct_triplets_put_block(ct_triplets *t, size_t k0, const int *v, int nv, int dim, const double *H);
 /* Record that the triplets from k0 on are the block over v[0..nv) (nv <= 4; larger blocks are
  * not recorded: they stay plain, so their rows must be written even with rows_lazy). Blocks are
  * noted in ascending k0; room for `more` blocks is kept when growing (the caller's count of what
