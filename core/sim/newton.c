@@ -270,6 +270,7 @@ static ct_status predictor_start(ct_sim *s, ip_value *cur, int *taken, ct_diag *
     ct_dofs_map(&s->dofs, s->q_trial, s->x_trial);
     double E1, mag1;
     if ((st = ct_step_ip_energy(s, s->q_trial, s->x_trial, &E1, &mag1)) != CT_OK) return st;
+    cur->known = 1; /* (E at the start, or at the predictor if taken) */
     if (E1 < cur->E) {
         cur->E = E1, cur->mag = mag1;
         memcpy(s->q, s->q_trial, nqd * sizeof *s->q);
@@ -292,13 +293,14 @@ static ct_status predictor_start(ct_sim *s, ip_value *cur, int *taken, ct_diag *
  * the majorizer stiffens sliding contacts along their slip (tests/README.md, issue 15). Far
  * from it the exact model's linear friction along a sliding slip sends the step across u = 0
  * into the stick branch, and the line search halves it four times, iteration after iteration. */
-static ct_status newton_solve(ct_sim *s, double tol, int full0, ct_diag *diag)
+static ct_status newton_solve(ct_sim *s, double tol, int full0, ip_value start, ct_diag *diag)
 {
     const ct_solver_spec *so = &s->sc->solver;
     /* The incremental potential at the current q, once known: the accepted trial's value is the
      * next iteration's E0 (the same q, so the same number; the lagged quantities change only
-     * between outer iterations), which spares one energy evaluation per Newton iteration. */
-    ip_value cur = {0.0, 0.0, 0};
+     * between outer iterations), which spares one energy evaluation per Newton iteration; at the
+     * first iteration the predictor's value (`start`, known if it evaluated E at this q). */
+    ip_value cur = start;
     int full = full0; /* the last iteration took the whole Newton step */
     for (int it = 0; it < so->max_newton_iters; ++it) {
         ct_status st = ct_step_assemble_factor(s, it, so->exact_hessian && full, diag);
@@ -338,14 +340,15 @@ ct_status ct_step_solve_newton(ct_sim *s, int start_exact, ct_diag *diag)
     int outer_max = so->friction_iters < 0 ? 100 : so->friction_iters;
     if (!ct_model_has_lagged(s->model)) outer_max = 1;
     int taken = 0;
+    ip_value start = {0.0, 0.0, 0};
     if (so->predictor && !ct_step_is_static(s)) {
-        ip_value start = {0.0, 0.0, 0};
         ct_status st = predictor_start(s, &start, &taken, diag);
         if (st != CT_OK) return st;
     }
     for (int outer = 0; outer < outer_max; ++outer) {
         s->last.friction_iters = outer + 1;
-        ct_status st = newton_solve(s, tol, outer == 0 && (taken || start_exact), diag);
+        ct_status st = newton_solve(s, tol, outer == 0 && (taken || start_exact), start, diag);
+        start.known = 0; /* (the lagged state changes E) */
         if (st != CT_OK) return st;
         if (outer_max > 1) {
             double delta = 0.0;
