@@ -50,20 +50,16 @@ double ct_collision_d2(const ct_collision *c, const ct_contact_mesh *cm, const c
 }
 
 /* (collisions_internal.h) */
-double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm, double *Hm)
+double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm)
 {
     if (c->kind != CT_COL_EE || !(c->eps_x > 0)) return 1.0;
     const int *v = c->v;
     const double *a0 = X(x, 3, v[0]), *a1 = X(x, 3, v[1]), *b0 = X(x, 3, v[2]), *b1 = X(x, 3, v[3]);
-    double gc[12], Hc[144], m1, m2;
-    /* without Hm (energies, gradients) the inline forms of ee_cross.h: the same bits */
-    const double cc = Hm ? ct_ee_cross2(a0, a1, b0, b1, gc, Hc) : ee_cross2_grad(a0, a1, b0, b1, gm ? gc : NULL);
-    const double m = ee_mollifier_of(cc, c->eps_x, gm || Hm ? &m1 : NULL, Hm ? &m2 : NULL);
+    double gc[12], m1;
+    const double cc = ee_cross2_grad(a0, a1, b0, b1, gm ? gc : NULL);
+    const double m = ee_mollifier_of(cc, c->eps_x, gm ? &m1 : NULL, NULL);
     if (gm)
         for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
-    if (Hm)
-        for (int j = 0; j < 12; ++j)
-            for (int i = 0; i < 12; ++i) Hm[i + 12 * j] = m2 * gc[i] * gc[j] + m1 * Hc[i + 12 * j];
     return m;
 }
 
@@ -84,7 +80,7 @@ void ct_collision_term_grad(const ct_collision *c, const ct_contact_mesh *cm, co
     double s = ct_collision_d2(c, cm, obs, x, gs, NULL);
     double ps;
     double psi = f(ctx, c, s, &ps, NULL);
-    double m = ct_collision_mollifier(c, x, c->kind == CT_COL_EE ? gm : NULL, NULL);
+    double m = ct_collision_mollifier(c, x, c->kind == CT_COL_EE ? gm : NULL);
     for (int i = 0; i < n; ++i) {
         g[i] = c->w * m * ps * gs[i];
         if (c->kind == CT_COL_EE && c->eps_x > 0) g[i] += c->w * psi * gm[i];
@@ -157,7 +153,7 @@ static double energy_grad_term(long i, const void *p)
     double gs[12], gm[12], ps, *g = a->loc + 12 * i;
     const double s = ct_collision_d2(c, a->e.cm, a->e.obs, a->e.x, gs, NULL);
     const double psi = a->e.f(a->e.ctx, c, s, &ps, NULL);
-    const double m = ct_collision_mollifier(c, a->e.x, c->kind == CT_COL_EE ? gm : NULL, NULL);
+    const double m = ct_collision_mollifier(c, a->e.x, c->kind == CT_COL_EE ? gm : NULL);
     for (int k = 0; k < n; ++k) {
         g[k] = c->w * m * ps * gs[k];
         if (moll) g[k] += c->w * psi * gm[k];

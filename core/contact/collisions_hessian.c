@@ -15,7 +15,9 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ------------------------------------------------------------------------------------------ */
 /* per-term PSD projection                                                                      */
@@ -427,6 +429,46 @@ static void envelope_expand(const term_work *tw, double *H)
         }
 }
 
+/* 1 if every entry of H[0, nn) is finite (its exponent bits are not all set): the test
+ * !(fabs(h) <= DBL_MAX) on the high words, a loop the compiler vectorises. */
+static int block_finite(const double *H, int nn)
+{
+    uint32_t bad = 0;
+    for (int k = 0; k < nn; ++k) {
+        uint64_t u;
+        memcpy(&u, &H[k], sizeof u);
+        bad |= ((uint32_t)(u >> 32) & 0x7ff00000u) == 0x7ff00000u;
+    }
+    return !bad;
+}
+
+/* H = a g gᵀ + b Hs (n×n column-major), in the operation order of the general path; inlined with
+ * a literal n, so the compiler vectorises the columns (restrict: the three arrays are apart). */
+static inline void rank1_plus(int n, double a, double b, const double *restrict g, const double *restrict Hs,
+                              double *restrict H)
+{
+    for (int j = 0; j < n; ++j) {
+        const double agj = a * g[j];
+        for (int i = 0; i < n; ++i) H[i + n * j] = agj * g[i] + b * Hs[i + n * j];
+    }
+}
+
+/* The mollified edge–edge Hessian (12×12): H = a g gᵀ + b Hs + cg (g gmᵀ + gm gᵀ) + ch Hm with
+ * gm = m1 gc and Hm = m2 gc gcᵀ + m1 Hc (the mollifier's gradient and Hessian, formed on the fly,
+ * each entry with the operations of the separate matrices: the same bits). Hc is symmetric. */
+static void moll_hessian(double a, double b, double cg, double ch, double m1, double m2, const double *restrict g,
+                         const double *restrict Hs, const double *restrict gc, const double *restrict Hc,
+                         double *restrict H)
+{
+    double gm[12];
+    for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
+    for (int j = 0; j < 12; ++j)
+        for (int i = 0; i < 12; ++i) {
+            const double hm = m2 * gc[i] * gc[j] + m1 * Hc[i + 12 * j];
+            H[i + 12 * j] = a * g[i] * g[j] + b * Hs[i + 12 * j] + cg * (g[i] * gm[j] + gm[i] * g[j]) + ch * hm;
+        }
+}
+
 /* The unprojected Hessian H (n×n column-major, n = stencil dofs) of a term on the general path
  * (no factored form: mollified edge–edge terms, the half-space, degenerate stencils); 0 if an
  * entry is not finite. */
@@ -438,32 +480,25 @@ static int general_hessian(const ct_collision *c, const ct_contact_mesh *cm, con
     double gs[12], Hs[144], ps, pss;
     double s = ct_collision_d2(c, cm, obs, x, gs, Hs);
     double psi = f(ctx, c, s, &ps, &pss);
-    int bad = 0; /* a non-finite entry (LAPACK's result would be meaningless) */
     if (!moll) {
         /* H = w ψ'' g gᵀ + w ψ' ∇²s */
         const double a = c->w * pss, b = c->w * ps;
-        for (int j = 0; j < n; ++j) {
-            const double agj = a * gs[j];
-            for (int i = 0; i < n; ++i) {
-                const double h = agj * gs[i] + b * Hs[i + n * j];
-                bad |= !(fabs(h) <= DBL_MAX);
-                H[i + n * j] = h;
-            }
+        switch (n) { /* (literal sizes for the compiler) */
+        case 12: rank1_plus(12, a, b, gs, Hs, H); break;
+        case 9: rank1_plus(9, a, b, gs, Hs, H); break;
+        case 6: rank1_plus(6, a, b, gs, Hs, H); break;
+        default: rank1_plus(n, a, b, gs, Hs, H);
         }
     } else {
-        /* H = w (m ψ'' g gᵀ + m ψ' ∇²s + ψ' (g ∇mᵀ + ∇m gᵀ) + ψ ∇²m) */
-        double gm[12], Hm[144];
-        const double m = ct_collision_mollifier(c, x, gm, Hm);
-        const double a = c->w * m * pss, b = c->w * m * ps, cg = c->w * ps, ch = c->w * psi;
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < n; ++i) {
-                const double h = a * gs[i] * gs[j] + b * Hs[i + n * j] + cg * (gs[i] * gm[j] + gm[i] * gs[j]) +
-                                 ch * Hm[i + n * j];
-                bad |= !(fabs(h) <= DBL_MAX);
-                H[i + n * j] = h;
-            }
+        /* H = w (m ψ'' g gᵀ + m ψ' ∇²s + ψ' (g ∇mᵀ + ∇m gᵀ) + ψ ∇²m), ∇m = m'(c) ∇c,
+         * ∇²m = m''(c) ∇c ∇cᵀ + m'(c) ∇²c with c = |ea × eb|² */
+        const int *v = c->v;
+        double gc[12], Hc[144], m1, m2;
+        const double cc = ct_ee_cross2(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), gc, Hc);
+        const double m = ee_mollifier_of(cc, c->eps_x, &m1, &m2);
+        moll_hessian(c->w * m * pss, c->w * m * ps, c->w * ps, c->w * psi, m1, m2, gs, Hs, gc, Hc, H);
     }
-    return !bad;
+    return block_finite(H, n * n);
 }
 
 /* The general path's reduction of a translation-invariant term Hessian H (m vertices) to the

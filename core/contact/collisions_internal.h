@@ -22,10 +22,10 @@ static inline int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The edge–edge mollifier m of collision c at x with its gradient gm and Hessian Hm in the EE
- * stencil (12 and 144 entries, column-major) when non-NULL; 1 for other kinds and unmollified
- * edge–edge terms (gm, Hm then untouched). */
-double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm, double *Hm);
+/* The edge–edge mollifier m of collision c at x with its gradient gm in the EE stencil (12
+ * entries) when non-NULL; 1 for other kinds and unmollified edge–edge terms (gm then untouched).
+ * (Its Hessian is formed with the term's, collisions_hessian.c.) */
+double ct_collision_mollifier(const ct_collision *c, const double *x, double *gm);
 /* Its value alone, inline (ee_cross.h; the same bits), for the loops that test every term. */
 static inline double ct_collision_mollifier_value(const ct_collision *c, const double *x)
 {
