@@ -429,17 +429,18 @@ static void envelope_expand(const term_work *tw, double *H)
         }
 }
 
-/* 1 if every entry of H[0, nn) is finite (its exponent bits are not all set): the test
- * !(fabs(h) <= DBL_MAX) on the high words, a loop the compiler vectorises. */
-static int block_finite(const double *H, int nn)
+/* 1 if every entry of H[0, nn) is finite, the test !(fabs(h) <= DBL_MAX) on the high words: the
+ * exponent bits plus one carry into bit 31 exactly when they are all set (infinity, NaN). Inlined
+ * with a literal nn, the loop is vectorised. */
+static inline int block_finite(const double *H, int nn)
 {
     uint32_t bad = 0;
     for (int k = 0; k < nn; ++k) {
         uint64_t u;
         memcpy(&u, &H[k], sizeof u);
-        bad |= ((uint32_t)(u >> 32) & 0x7ff00000u) == 0x7ff00000u;
+        bad |= ((uint32_t)(u >> 32) & 0x7ff00000u) + 0x00100000u;
     }
-    return !bad;
+    return !(bad & 0x80000000u);
 }
 
 /* H = a g gᵀ + b Hs (n×n column-major), in the operation order of the general path; inlined with
@@ -484,10 +485,10 @@ static int general_hessian(const ct_collision *c, const ct_contact_mesh *cm, con
         /* H = w ψ'' g gᵀ + w ψ' ∇²s */
         const double a = c->w * pss, b = c->w * ps;
         switch (n) { /* (literal sizes for the compiler) */
-        case 12: rank1_plus(12, a, b, gs, Hs, H); break;
-        case 9: rank1_plus(9, a, b, gs, Hs, H); break;
-        case 6: rank1_plus(6, a, b, gs, Hs, H); break;
-        default: rank1_plus(n, a, b, gs, Hs, H);
+        case 12: rank1_plus(12, a, b, gs, Hs, H); return block_finite(H, 144);
+        case 9: rank1_plus(9, a, b, gs, Hs, H); return block_finite(H, 81);
+        case 6: rank1_plus(6, a, b, gs, Hs, H); return block_finite(H, 36);
+        default: rank1_plus(n, a, b, gs, Hs, H); return block_finite(H, n * n);
         }
     } else {
         /* H = w (m ψ'' g gᵀ + m ψ' ∇²s + ψ' (g ∇mᵀ + ∇m gᵀ) + ψ ∇²m), ∇m = m'(c) ∇c,
@@ -497,8 +498,8 @@ static int general_hessian(const ct_collision *c, const ct_contact_mesh *cm, con
         const double cc = ct_ee_cross2(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), gc, Hc);
         const double m = ee_mollifier_of(cc, c->eps_x, &m1, &m2);
         moll_hessian(c->w * m * pss, c->w * m * ps, c->w * ps, c->w * psi, m1, m2, gs, Hs, gc, Hc, H);
+        return block_finite(H, 144);
     }
-    return block_finite(H, n * n);
 }
 
 /* The general path's reduction of a translation-invariant term Hessian H (m vertices) to the

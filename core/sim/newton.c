@@ -293,14 +293,15 @@ static ct_status predictor_start(ct_sim *s, ip_value *cur, int *taken, ct_diag *
  * the majorizer stiffens sliding contacts along their slip (tests/README.md, issue 15). Far
  * from it the exact model's linear friction along a sliding slip sends the step across u = 0
  * into the stick branch, and the line search halves it four times, iteration after iteration. */
-static ct_status newton_solve(ct_sim *s, double tol, int full0, ip_value start, ct_diag *diag)
+static ct_status newton_solve(ct_sim *s, double tol, int full0, ip_value *cur_io, ct_diag *diag)
 {
     const ct_solver_spec *so = &s->sc->solver;
     /* The incremental potential at the current q, once known: the accepted trial's value is the
      * next iteration's E0 (the same q, so the same number; the lagged quantities change only
-     * between outer iterations), which spares one energy evaluation per Newton iteration; at the
-     * first iteration the predictor's value (`start`, known if it evaluated E at this q). */
-    ip_value cur = start;
+     * between outer iterations), which spares one energy evaluation per Newton iteration. On entry
+     * *cur_io is the value at the start if known (the predictor's), on return the value at the
+     * solution if known. */
+    ip_value cur = *cur_io;
     int full = full0; /* the last iteration took the whole Newton step */
     for (int it = 0; it < so->max_newton_iters; ++it) {
         ct_status st = ct_step_assemble_factor(s, it, so->exact_hessian && full, diag);
@@ -310,7 +311,10 @@ static ct_status newton_solve(ct_sim *s, double tol, int full0, ip_value start, 
         s->last.newton_iters = it + 1;
         const double rnorm = force_residual(s, s->g);
         int step_ok;
-        if (newton_converged(s, pmax, tol, rnorm, &step_ok)) return CT_OK;
+        if (newton_converged(s, pmax, tol, rnorm, &step_ok)) {
+            *cur_io = cur;
+            return CT_OK;
+        }
         full = 0;
         if ((st = filter_line_search(s, it, tol, rnorm, step_ok, &cur, &full, diag)) != CT_OK) return st;
         s->newton_whole &= full;
@@ -340,22 +344,24 @@ ct_status ct_step_solve_newton(ct_sim *s, int start_exact, ct_diag *diag)
     int outer_max = so->friction_iters < 0 ? 100 : so->friction_iters;
     if (!ct_model_has_lagged(s->model)) outer_max = 1;
     int taken = 0;
-    ip_value start = {0.0, 0.0, 0};
+    ip_value cur = {0.0, 0.0, 0}; /* E at the current q, if known */
     if (so->predictor && !ct_step_is_static(s)) {
-        ct_status st = predictor_start(s, &start, &taken, diag);
+        ct_status st = predictor_start(s, &cur, &taken, diag);
         if (st != CT_OK) return st;
     }
     for (int outer = 0; outer < outer_max; ++outer) {
         s->last.friction_iters = outer + 1;
-        ct_status st = newton_solve(s, tol, outer == 0 && (taken || start_exact), start, diag);
-        start.known = 0; /* (the lagged state changes E) */
+        ct_status st = newton_solve(s, tol, outer == 0 && (taken || start_exact), &cur, diag);
         if (st != CT_OK) return st;
         if (outer_max > 1) {
             double delta = 0.0;
             s->factor_exact = 0; /* the lagged state changes the Hessian */
+            cur.known = 0;       /* and E */
             if ((st = ct_model_update_lagged(s->model, &s->ctx, s->x, &delta)) != CT_OK) return st;
             if (delta < so->friction_tol) break;
         }
     }
+    s->end_energy = cur.E;
+    s->end_energy_known = cur.known;
     return CT_OK;
 }

@@ -253,7 +253,8 @@ static ct_status stage_end_step(ct_sim *s, double t1, ct_diag *diag)
     if (st != CT_OK) return st;
     if (s->model->type->family == CT_FAMILY_CONSTRAINT) /* R = g / h^2 - r / h (ct_sim_reaction) */
         for (size_t i = 0; i < nqd; ++i) s->g[i] -= h * s->r_contact[i];
-    if ((st = ct_step_ip_energy(s, s->q, s->x, &S->energy, NULL)) != CT_OK) return st;
+    if (s->end_energy_known) S->energy = s->end_energy; /* (the solve's value at this q: the same bits) */
+    else if ((st = ct_step_ip_energy(s, s->q, s->x, &S->energy, NULL)) != CT_OK) return st;
     s->ctx.t = t1;
     ct_model_stats ms = {0, 0, INFINITY, 1.0, 0, 0, 0};
     if ((st = ct_model_end_step(s->model, &s->ctx, s->x, &ms)) != CT_OK)
@@ -306,6 +307,7 @@ ct_status ct_sim_step(ct_sim *s, ct_diag *diag)
     const int start_exact = s->last_ok && s->matrix_exact && s->newton_whole; /* (newton.c) */
     s->last_ok = 0;
     s->factor_exact = 0;
+    s->end_energy_known = 0;
     const size_t nmsg = ct_diag_count(diag);
     stage_predict(s, t1);
     ct_status st = stage_begin_step(s, diag);

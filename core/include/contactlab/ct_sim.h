@@ -130,6 +130,10 @@ typedef struct ct_sim {
     /* For newton.c's exact start: the last matrix factored for a Newton direction was the exact
      * Hessian (positive definite); the last step's line searches all took the whole Newton step. */
     int matrix_exact, newton_whole;
+    /* The incremental potential at the solve's end point, if the solve evaluated it there with the
+     * lagged state the step ends with (end_energy_known): the step's logged energy. */
+    double end_energy;
+    int end_energy_known;
 } ct_sim;
 
 /* Build everything the scene describes: meshes (generated or read, transformed,
