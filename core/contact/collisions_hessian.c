@@ -455,18 +455,26 @@ static inline void rank1_plus(int n, double a, double b, const double *restrict 
 }
 
 /* The mollified edge–edge Hessian (12×12): H = a g gᵀ + b Hs + cg (g gmᵀ + gm gᵀ) + ch Hm with
- * gm = m1 gc and Hm = m2 gc gcᵀ + m1 Hc (the mollifier's gradient and Hessian, formed on the fly,
- * each entry with the operations of the separate matrices: the same bits). Hc is symmetric. */
+ * gm = m1 gc and Hm = m2 gc gcᵀ + m1 Hc (the mollifier's gradient and Hessian, formed on the fly
+ * from the blocks B of Hc = ∇²c, ct_ee_cross2_blocks; each entry with the operations of the
+ * separate matrices: the same bits). */
 static void moll_hessian(double a, double b, double cg, double ch, double m1, double m2, const double *restrict g,
-                         const double *restrict Hs, const double *restrict gc, const double *restrict Hc,
+                         const double *restrict Hs, const double *restrict gc, double B[2][2][9],
                          double *restrict H)
 {
     double gm[12];
     for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
-    for (int j = 0; j < 12; ++j)
-        for (int i = 0; i < 12; ++i) {
-            const double hm = m2 * gc[i] * gc[j] + m1 * Hc[i + 12 * j];
-            H[i + 12 * j] = a * g[i] * g[j] + b * Hs[i + 12 * j] + cg * (g[i] * gm[j] + gm[i] * g[j]) + ch * hm;
+    for (int vj = 0; vj < 4; ++vj)
+        for (int vi = 0; vi < 4; ++vi) {
+            /* the (vi, vj) block of Hc: ± B[vi/2][vj/2] (B's blocks are symmetric in their pair) */
+            const double sg = ((vi & 1) ? 1.0 : -1.0) * ((vj & 1) ? 1.0 : -1.0);
+            const double *blk = B[vj / 2][vi / 2];
+            for (int jj = 0; jj < 3; ++jj)
+                for (int ii = 0; ii < 3; ++ii) {
+                    const int i = 3 * vi + ii, j = 3 * vj + jj;
+                    const double hm = m2 * gc[i] * gc[j] + m1 * (sg * blk[3 * jj + ii]);
+                    H[i + 12 * j] = a * g[i] * g[j] + b * Hs[i + 12 * j] + cg * (g[i] * gm[j] + gm[i] * g[j]) + ch * hm;
+                }
         }
 }
 
@@ -494,10 +502,10 @@ static int general_hessian(const ct_collision *c, const ct_contact_mesh *cm, con
         /* H = w (m ψ'' g gᵀ + m ψ' ∇²s + ψ' (g ∇mᵀ + ∇m gᵀ) + ψ ∇²m), ∇m = m'(c) ∇c,
          * ∇²m = m''(c) ∇c ∇cᵀ + m'(c) ∇²c with c = |ea × eb|² */
         const int *v = c->v;
-        double gc[12], Hc[144], m1, m2;
-        const double cc = ct_ee_cross2(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), gc, Hc);
+        double gc[12], B[2][2][9], m1, m2;
+        const double cc = ct_ee_cross2_blocks(X(x, 3, v[0]), X(x, 3, v[1]), X(x, 3, v[2]), X(x, 3, v[3]), gc, B);
         const double m = ee_mollifier_of(cc, c->eps_x, &m1, &m2);
-        moll_hessian(c->w * m * pss, c->w * m * ps, c->w * ps, c->w * psi, m1, m2, gs, Hs, gc, Hc, H);
+        moll_hessian(c->w * m * pss, c->w * m * ps, c->w * ps, c->w * psi, m1, m2, gs, Hs, gc, B, H);
         return block_finite(H, 144);
     }
 }

@@ -519,32 +519,38 @@ double ct_ee_mollifier_eps(const double *a0r, const double *a1r, const double *b
  *   ∂²c/∂ea² = 2|eb|² I − 2 eb ebᵀ,  ∂²c/∂eb² = 2|ea|² I − 2 ea eaᵀ,
  *   ∂²c/∂ea∂eb = 4 ea ebᵀ − 2 eb eaᵀ − 2 (ea·eb) I,
  * mapped to (a0, a1, b0, b1) with ∂ea/∂a0 = −I, ∂ea/∂a1 = I (same for b). */
+double ct_ee_cross2_blocks(const double *a0, const double *a1, const double *b0, const double *b1,
+                           double *g, double B[2][2][9])
+{
+    const double c = ee_cross2_grad(a0, a1, b0, b1, g);
+    double ea[3], eb[3];
+    subn(3, a1, a0, ea);
+    subn(3, b1, b0, eb);
+    const double la = dot3(ea, ea), lb = dot3(eb, eb), eab = dot3(ea, eb);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            const double d = i == j ? 1.0 : 0.0;
+            B[0][0][3 * i + j] = 2.0 * lb * d - 2.0 * eb[i] * eb[j];
+            B[1][1][3 * i + j] = 2.0 * la * d - 2.0 * ea[i] * ea[j];
+            B[0][1][3 * i + j] = 4.0 * ea[i] * eb[j] - 2.0 * eb[i] * ea[j] - 2.0 * eab * d;
+            B[1][0][3 * j + i] = B[0][1][3 * i + j];
+        }
+    return c;
+}
+
 double ct_ee_cross2(const double *a0, const double *a1, const double *b0, const double *b1,
                     double *g, double *H)
 {
-    const double c = ee_cross2_grad(a0, a1, b0, b1, g);
-    if (H) {
-        double ea[3], eb[3];
-        subn(3, a1, a0, ea);
-        subn(3, b1, b0, eb);
-        const double la = dot3(ea, ea), lb = dot3(eb, eb), eab = dot3(ea, eb);
-        double B[2][2][9]; /* blocks in (ea, eb) */
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) {
-                const double d = i == j ? 1.0 : 0.0;
-                B[0][0][3 * i + j] = 2.0 * lb * d - 2.0 * eb[i] * eb[j];
-                B[1][1][3 * i + j] = 2.0 * la * d - 2.0 * ea[i] * ea[j];
-                B[0][1][3 * i + j] = 4.0 * ea[i] * eb[j] - 2.0 * eb[i] * ea[j] - 2.0 * eab * d;
-                B[1][0][3 * j + i] = B[0][1][3 * i + j];
-            }
-        for (int vi = 0; vi < 4; ++vi)
-            for (int vj = 0; vj < 4; ++vj) {
-                const double sg = ((vi & 1) ? 1.0 : -1.0) * ((vj & 1) ? 1.0 : -1.0);
-                const double *blk = B[vi / 2][vj / 2];
-                for (int i = 0; i < 3; ++i)
-                    for (int j = 0; j < 3; ++j) H[(3 * vi + i) * 12 + 3 * vj + j] = sg * blk[3 * i + j];
-            }
-    }
+    if (!H) return ee_cross2_grad(a0, a1, b0, b1, g);
+    double B[2][2][9];
+    const double c = ct_ee_cross2_blocks(a0, a1, b0, b1, g, B);
+    for (int vi = 0; vi < 4; ++vi)
+        for (int vj = 0; vj < 4; ++vj) {
+            const double sg = ((vi & 1) ? 1.0 : -1.0) * ((vj & 1) ? 1.0 : -1.0);
+            const double *blk = B[vi / 2][vj / 2];
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) H[(3 * vi + i) * 12 + 3 * vj + j] = sg * blk[3 * i + j];
+        }
     return c;
 }
 

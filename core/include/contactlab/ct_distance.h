@@ -105,6 +105,11 @@ double ct_ee_mollifier_eps(const double *a0r, const double *a1r, const double *b
 /* c = |(a1-a0)×(b1-b0)|² with gradient (12) and Hessian (144), g/H may be NULL. */
 double ct_ee_cross2(const double *a0, const double *a1, const double *b0, const double *b1,
                     double *g, double *H);
+/* The same c and gradient, with the Hessian as its 3×3 blocks in (ea, eb) = (a1 − a0, b1 − b0):
+ * B[p][q] (row-major) is ∂²c/∂e_p∂e_q, and ct_ee_cross2's H is (±B[vi/2][vj/2]) for vertices vi, vj
+ * of (a0, a1, b0, b1), the sign + when vi, vj are both start or both end vertices. */
+double ct_ee_cross2_blocks(const double *a0, const double *a1, const double *b0, const double *b1,
+                           double *g, double B[2][2][9]);
 /* m(c) for threshold eps, with dm/dc and d²m/dc² (may be NULL). */
 double ct_ee_mollifier(double c, double eps, double *dm, double *d2m);
 
