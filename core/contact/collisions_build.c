@@ -366,6 +366,48 @@ static term *radix_sort(term *a, term *tmp, long n)
     return src;
 }
 
+/* Stable sort of n records by key into tmp (room for n records; a is then scratch): a counting
+ * sort on k0 (the key's high word, over its range), then each run of equal k0 by k1 (insertion sort,
+ * radix_sort for long runs). The same order as radix_sort (keys ascending, equal keys in input
+ * order) in one pass over the records where radix_sort makes one per varying byte (four for the
+ * indices of a mesh under 65 536 primitives). Returns the array holding the result (a or tmp),
+ * NULL if out of memory. */
+static term *sort_terms(term *a, term *tmp, long n)
+{
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (long j = 0; j < n; ++j) {
+        const uint32_t k0 = (uint32_t)(a[j].key >> 32);
+        lo = k0 < lo ? k0 : lo;
+        hi = k0 > hi ? k0 : hi;
+    }
+    const size_t range = (size_t)(hi - lo) + 1;
+    if (range > (size_t)4 * (size_t)n + 1024) return radix_sort(a, tmp, n); /* sparse high words */
+    long *start = calloc(range + 1, sizeof *start);
+    if (!start) return NULL;
+    for (long j = 0; j < n; ++j) start[(uint32_t)(a[j].key >> 32) - lo + 1]++;
+    for (size_t r = 0; r < range; ++r) start[r + 1] += start[r];
+    for (long j = 0; j < n; ++j) tmp[start[(uint32_t)(a[j].key >> 32) - lo]++] = a[j];
+    /* start[r] is now the end of run r (the beginning of run r + 1) */
+    long b = 0;
+    for (size_t r = 0; r < range; ++r) {
+        const long e = start[r], m = e - b;
+        if (m > 64) {
+            term *run = radix_sort(tmp + b, a + b, m); /* (a's slice is free: scratch) */
+            if (run != tmp + b) memcpy(tmp + b, run, (size_t)m * sizeof *run);
+        } else {
+            for (long i = b + 1; i < e; ++i) {
+                const term t = tmp[i];
+                long j = i - 1;
+                for (; j >= b && tmp[j].key > t.key; --j) tmp[j + 1] = tmp[j];
+                tmp[j + 1] = t;
+            }
+        }
+        b = e;
+    }
+    free(start);
+    return tmp;
+}
+
 /* A set of ints in [0, range) (the features around one vertex or edge): a list with a mark per
  * value (allocated on first use, one set per thread), sorted by iset_sort, which also clears the
  * marks for the next group. */
@@ -684,10 +726,10 @@ static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part
             B->n = B->cap = 0;
         }
         if (!a) continue;
-        term *tmp = NULL, *s = radix_sort(a, NULL, n);
+        term *tmp = NULL, *s = radix_sort(a, NULL, n); /* (a sorted input as is) */
         if (!s) {
             tmp = malloc((size_t)n * sizeof *tmp);
-            s = radix_sort(a, tmp, n);
+            s = tmp ? sort_terms(a, tmp, n) : NULL;
         }
         if (!s) {
             err = 1;
