@@ -464,18 +464,20 @@ static void moll_hessian(double a, double b, double cg, double ch, double m1, do
 {
     double gm[12];
     for (int i = 0; i < 12; ++i) gm[i] = m1 * gc[i];
-    for (int vj = 0; vj < 4; ++vj)
+    for (int j = 0; j < 12; ++j) {
+        /* column j of Hc: the (vi, vj) blocks ± B[vj/2][vi/2] read along row jj (B's blocks are
+         * symmetric in their pair), then the column in one loop the compiler vectorises */
+        const int vj = j / 3, jj = j % 3;
+        double hc[12];
         for (int vi = 0; vi < 4; ++vi) {
-            /* the (vi, vj) block of Hc: ± B[vi/2][vj/2] (B's blocks are symmetric in their pair) */
             const double sg = ((vi & 1) ? 1.0 : -1.0) * ((vj & 1) ? 1.0 : -1.0);
-            const double *blk = B[vj / 2][vi / 2];
-            for (int jj = 0; jj < 3; ++jj)
-                for (int ii = 0; ii < 3; ++ii) {
-                    const int i = 3 * vi + ii, j = 3 * vj + jj;
-                    const double hm = m2 * gc[i] * gc[j] + m1 * (sg * blk[3 * jj + ii]);
-                    H[i + 12 * j] = a * g[i] * g[j] + b * Hs[i + 12 * j] + cg * (g[i] * gm[j] + gm[i] * g[j]) + ch * hm;
-                }
+            for (int ii = 0; ii < 3; ++ii) hc[3 * vi + ii] = sg * B[vj / 2][vi / 2][3 * jj + ii];
         }
+        for (int i = 0; i < 12; ++i) {
+            const double hm = m2 * gc[i] * gc[j] + m1 * hc[i];
+            H[i + 12 * j] = a * g[i] * g[j] + b * Hs[i + 12 * j] + cg * (g[i] * gm[j] + gm[i] * g[j]) + ch * hm;
+        }
+    }
 }
 
 /* The unprojected Hessian H (n×n column-major, n = stencil dofs) of a term on the general path
