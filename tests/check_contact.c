@@ -27,6 +27,7 @@
 #include "contactlab/ct_friction.h"
 #include "contactlab/ct_scene.h"
 #include "contactlab/ct_sim.h"
+#include "contactlab/ct_stepsize.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -1076,6 +1077,84 @@ START_TEST(test_colset_near_candidates)
 }
 END_TEST
 
+/* The step size from a candidate cache leaves out the candidates that were farther than its
+ * reach + margin when its near list was marked, when no motion since then and along dx can bring
+ * one within ACCD's reach of a collision (core/contact/stepsize.c). Plates 0.5 mm apart (the
+ * upper one roughened), cache at x0, then positions x within 0.2 mm of x0 and steps dx that move
+ * the upper plate down by f times the gap (f = 1e-4 … 2, slanted): the step equals, bit for bit,
+ * the one from a swept-box query without the cache, at 1 and 2 threads; the far pairs are left
+ * out for f up to 1 (steps that the near pairs shorten included) and not at f = 2. */
+START_TEST(test_stepsize_far_pairs)
+{
+    const double dhat = 1e-3, m = 2e-3, gap = 5e-4;
+    const int dim = 3;
+    ct_scene sc;
+    ct_sim *sim = ct_test_make_sim(&sc, two_plates_json, NULL);
+    const ct_step_ctx *c = &sim->ctx;
+    const size_t nxd = (size_t)c->nx * dim;
+    double *x0 = malloc(nxd * sizeof *x0), *x = malloc(nxd * sizeof *x), *dx = malloc(nxd * sizeof *dx);
+    ct_contact_mesh cm;
+    ck_assert_int_eq(ct_contact_mesh_init(&cm, dim, c->surf, c->x_rest, c->vert_part, NULL), CT_OK);
+    unsigned long long r = 777;
+    memcpy(x0, sim->x, nxd * sizeof *x0);
+    for (int v = 0; v < c->nx; ++v)
+        if (c->vert_part[v] == 1)
+            for (int k = 0; k < dim; ++k) x0[v * dim + k] += 0.1 * dhat * (2.0 * ct_test_lcg01(&r) - 1.0);
+    ct_candidate_cache cc;
+    ck_assert_int_eq(ct_candidate_cache_init(&cc, dim, c->nx, dhat, m), CT_OK);
+    ck_assert_int_eq(ct_candidate_cache_update(&cc, c->surf, x0, NULL, 1, NULL), CT_OK);
+    ct_colset_opts o = {CT_COLSET_CONVERGENT, CT_EEW_DHAT2, dhat, 1, 0.0, 0};
+    ct_collision_set cs;
+    ct_collision_set_init(&cs);
+    ck_assert_int_eq(ct_candidate_cache_collisions(&cc, &cs, &cm, NULL, 0, x0, &o), CT_OK);
+    ck_assert(cc.near_valid);
+    ct_stepsize ws, wref;
+    ct_stepsize_init(&ws);
+    ct_stepsize_init(&wref);
+    static const double f[] = {1e-4, 1e-2, 0.1, 0.3, 0.6, 1.0, 2.0};
+    int n_left = 0, n_short = 0;
+    long swept_left = 0, swept_ref = 0;
+    for (int trial = 0; trial < 4; ++trial) {
+        for (size_t i = 0; i < nxd; ++i) x[i] = x0[i] + 0.2 * dhat / sqrt(3.0) * (2.0 * ct_test_lcg01(&r) - 1.0);
+        for (int q = 0; q < (int)(sizeof f / sizeof f[0]); ++q) {
+            for (int v = 0; v < c->nx; ++v) {
+                const double s = c->vert_part[v] == 1 ? 1.0 : 0.0;
+                dx[v * dim + 0] = s * 0.3 * f[q] * gap * cos(trial);
+                dx[v * dim + 1] = -s * f[q] * gap;
+                dx[v * dim + 2] = s * 0.3 * f[q] * gap * sin(trial);
+            }
+            for (int th = 1; th <= 2; ++th) {
+                double a = -1.0, aref = -2.0;
+                ct_stepsize_info in, inref;
+                ck_assert_int_eq(ct_stepsize_max(&ws, c->surf, NULL, NULL, 0, &cc, x, dx, NULL, th, &a, &in), CT_OK);
+                ck_assert_int_eq(ct_stepsize_max(&wref, c->surf, NULL, NULL, 0, NULL, x, dx, NULL, th, &aref, &inref),
+                                 CT_OK);
+                ck_assert(in.from_cache);
+                ck_assert_msg(memcmp(&a, &aref, sizeof a) == 0, "f = %g: alpha %.17g from the cache, %.17g without", f[q],
+                              a, aref);
+                ck_assert_int_eq(in.far_left, f[q] <= 1.0);
+                n_left += in.far_left;
+                n_short += in.far_left && a < 1.0;
+                if (in.far_left) swept_left += in.n_swept, swept_ref += inref.n_swept;
+            }
+        }
+    }
+    ck_assert(n_short > 0);              /* near pairs shortened steps with the far ones left out */
+    ck_assert(swept_left < swept_ref);   /* and pairs were left out */
+    printf("step size with far pairs left out: %d of 56 steps (%d shortened), %ld of %ld swept pairs given to ACCD, "
+           "the same steps as a swept-box query\n", n_left, n_short, swept_left, swept_ref);
+    ct_stepsize_free(&ws);
+    ct_stepsize_free(&wref);
+    ct_collision_set_free(&cs);
+    ct_candidate_cache_free(&cc);
+    ct_contact_mesh_free(&cm);
+    free(x0);
+    free(x);
+    free(dx);
+    free_sim(sim, &sc);
+}
+END_TEST
+
 /* ---- face-aware contact quadrature (issue 15) ---- */
 
 /* A scene of plates: each "L t n m ox y0 oz" is a box L × t × L with cells [n, m, n] at origin
@@ -1897,6 +1976,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_classify_d2_bitwise);
     tcase_add_test(tc, test_colset_invariants);
     tcase_add_test(tc, test_colset_near_candidates);
+    tcase_add_test(tc, test_stepsize_far_pairs);
     tcase_add_test(tc, test_face_weights_vertex);
     tcase_add_test(tc, test_edge_crease);
     tcase_add_test(tc, test_friction_pressing_pairs);

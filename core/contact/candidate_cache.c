@@ -18,7 +18,8 @@ ct_status ct_candidate_cache_init(ct_candidate_cache *cc, int dim, int nv, doubl
     ct_candidates_init(&cc->all);
     ct_candidates_init(&cc->near);
     cc->x_q = malloc((cc->nxd + 1) * sizeof *cc->x_q);
-    return cc->x_q ? CT_OK : CT_ENOMEM;
+    cc->x_near = malloc((cc->nxd + 1) * sizeof *cc->x_near);
+    return cc->x_q && cc->x_near ? CT_OK : CT_ENOMEM;
 }
 
 void ct_candidate_cache_free(ct_candidate_cache *cc)
@@ -26,6 +27,7 @@ void ct_candidate_cache_free(ct_candidate_cache *cc)
     ct_candidates_free(&cc->all);
     ct_candidates_free(&cc->near);
     free(cc->x_q);
+    free(cc->x_near);
     memset(cc, 0, sizeof *cc);
 }
 
@@ -72,6 +74,7 @@ ct_status ct_candidate_cache_collisions(ct_candidate_cache *cc, ct_collision_set
         ct_status st = ct_collision_set_build_near(cs, cm, &cc->all, obs, nobs, x, o,
                                                    (cc->reach + cc->margin) * (1.0 + 1e-6), &cc->near);
         cc->near_valid = st == CT_OK;
+        if (cc->near_valid) memcpy(cc->x_near, x, cc->nxd * sizeof *x);
         return st;
     }
     cc->fresh = 0;

@@ -95,9 +95,11 @@ static inline int boxes_overlap(int dim, const double *a, const double *b)
     return 1;
 }
 
-/* The pairs of `in` whose swept boxes overlap; kind 0 vertex–face, 1 edge–edge, 2 vertex–edge (2D). */
+/* The pairs of `in` (one of the cache's `all` lists) whose swept boxes overlap; kind 0
+ * vertex–face, 1 edge–edge, 2 vertex–edge (2D). With `near` (the ordered sublist of `in` that was
+ * nearer than reach + margin at x_near), the pairs outside it are left out (see swept_from_cache). */
 static ct_status filter_swept(const ct_stepsize *ws, const ct_surface *s, const ct_pair_list *in, ct_pair_list *out,
-                              int kind)
+                              int kind, const ct_pair_list *near)
 {
     const int dim = s->dim, w = 2 * dim;
     const double *B = ws->box;
@@ -105,8 +107,13 @@ static ct_status filter_swept(const ct_stepsize *ws, const ct_surface *s, const 
     const size_t off_b = kind == 0 ? (size_t)s->nv + (size_t)s->ned : (size_t)s->nv;
     out->n = 0;
     if (ct_pair_list_reserve(out, in->n) != CT_OK) return CT_ENOMEM;
+    long q = 0; /* the next entry of near */
     for (long i = 0; i < in->n; ++i) {
         const int a = in->ij[2 * i], b = in->ij[2 * i + 1];
+        if (near) {
+            if (!(q < near->n && near->ij[2 * q] == a && near->ij[2 * q + 1] == b)) continue;
+            q++;
+        }
         if (boxes_overlap(dim, B + w * (off_a + (size_t)a), B + w * (off_b + (size_t)b))) {
             out->ij[2 * out->n] = a;
             out->ij[2 * out->n + 1] = b;
@@ -116,17 +123,48 @@ static ct_status filter_swept(const ct_stepsize *ws, const ct_surface *s, const 
     return CT_OK;
 }
 
-/* The cache's proximity candidates whose swept boxes overlap, into ws->swept. */
+/* The cache's proximity candidates whose swept boxes overlap, into ws->swept.
+ *
+ * The far pairs. A pair outside the cache's near list was at distance >= r = reach + margin at
+ * x_near (as its classification computed it), so at x it is at d >= D = r − 2δ, δ the largest
+ * displacement of a surface vertex since x_near. Its ACCD rate bound l_p is at most 4M, M the
+ * largest |dx| of a surface vertex (each relative displacement dx_i − mean is at most 2M). When
+ * (1 − s)(D − ξ) > 4M (1 + 10⁻⁶), ACCD's first advance (1 − s)(d − ξ)/l_p passes t = 1 for every
+ * such pair, so it would return the whole interval without a collision: the pairs are left out,
+ * and the step is the same. On a Newton step that moves the surface much less than the margin,
+ * most swept candidates are such pairs: primitives of one surface whose boxes touch (neighbours
+ * in a plane) but which are far apart. */
 static ct_status swept_from_cache(ct_stepsize *ws, const ct_surface *s, const ct_candidate_cache *cache,
-                                  const double *x, const double *dx)
+                                  const double *x, const double *dx, const ct_ccd_opts *ccd, int *far_left)
 {
     ct_candidates *cc = &ws->swept;
+    const ct_candidates *all = &cache->all;
+    *far_left = 0;
+    if (cache->near_valid) {
+        const int dim = s->dim;
+        double d2max = 0.0, m2max = 0.0;
+        for (int i = 0; i < s->nbv; ++i) {
+            const size_t o = (size_t)s->bverts[i] * (size_t)dim;
+            double a = 0.0, b = 0.0;
+            for (int k = 0; k < dim; ++k) {
+                a += (x[o + k] - cache->x_near[o + k]) * (x[o + k] - cache->x_near[o + k]);
+                b += dx[o + k] * dx[o + k];
+            }
+            d2max = a > d2max ? a : d2max;
+            m2max = b > m2max ? b : m2max;
+        }
+        const double xi = ccd->thickness > 0.0 ? ccd->thickness : 0.0;
+        const double sf = ccd->s > 0.0 && ccd->s < 1.0 ? ccd->s : 0.1; /* (ct_accd's) */
+        const double D = (cache->reach + cache->margin) - 2.0 * (1.0 + 1e-6) * sqrt(d2max);
+        *far_left = D > xi && (1.0 - sf) * (D - xi) > 4.0 * sqrt(m2max) * (1.0 + 1e-6);
+    }
+    const ct_candidates *near = *far_left ? &cache->near : NULL;
     ct_status r = sweep_boxes(ws, s, x, dx);
     if (r == CT_OK && s->dim == 3) {
-        r = filter_swept(ws, s, &cache->all.vf, &cc->vf, 0);
-        if (r == CT_OK) r = filter_swept(ws, s, &cache->all.ee, &cc->ee, 1);
+        r = filter_swept(ws, s, &all->vf, &cc->vf, 0, near ? &near->vf : NULL);
+        if (r == CT_OK) r = filter_swept(ws, s, &all->ee, &cc->ee, 1, near ? &near->ee : NULL);
     } else if (r == CT_OK) {
-        r = filter_swept(ws, s, &cache->all.ve, &cc->ve, 2);
+        r = filter_swept(ws, s, &all->ve, &cc->ve, 2, near ? &near->ve : NULL);
     }
     return r;
 }
@@ -199,7 +237,7 @@ ct_status ct_stepsize_max(ct_stepsize *ws, const ct_surface *s, const unsigned c
     double t0 = now();
     ct_candidates *cc = &ws->swept;
     inf.from_cache = cache && ct_candidate_cache_covers_sweep(cache, s, x, dx);
-    ct_status rs = inf.from_cache ? swept_from_cache(ws, s, cache, x, dx)
+    ct_status rs = inf.from_cache ? swept_from_cache(ws, s, cache, x, dx, ccd, &inf.far_left)
                                   : ct_broadphase_ccd(s, x, dx, movable, 0.0, threads, cc);
     double t1 = now();
     inf.t_candidates = t1 - t0;

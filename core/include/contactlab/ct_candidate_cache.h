@@ -35,8 +35,10 @@ typedef struct ct_candidate_cache {
     double reach;        /* the distance every candidate set must cover (m) */
     double margin;       /* m ≥ 0 (m) */
     ct_candidates all;   /* queried at x_q with boxes inflated by reach + margin */
-    ct_candidates near;  /* those nearer than reach + margin at x_q (valid when near_valid) */
+    ct_candidates near;  /* those nearer than reach + margin at x_near (valid when near_valid) */
     double *x_q;         /* nv·dim: where `all` was queried (valid when `valid`) */
+    double *x_near;      /* nv·dim: where `near` was marked, the first set built after the query
+                            (x_q for a caller that builds it at the x it updated the cache at) */
     int valid, near_valid;
     int fresh;           /* queried, and no set built from the query yet */
     long n_queries;      /* proximity queries since the last reset (the caller may set it to 0) */

@@ -12,7 +12,10 @@
  *      trees, hence the same step.
  *   2. Additive CCD (ct_accd, ct_ccd.h) on every swept candidate, in parallel, each pair's time
  *      bounded by the smallest found so far by its thread (any bound ≥ the final minimum leaves
- *      the minimum unchanged).
+ *      the minimum unchanged). From a cache, the candidates that were farther than its reach +
+ *      margin where it was queried are left out when no motion since then and along dx can bring
+ *      one within ACCD's reach of a collision (core/contact/stepsize.c: their ACCD would return
+ *      the whole step at its first advance): the same step without their work.
  *   3. Half-spaces in closed form: a movable surface vertex approaching an obstacle, at distance
  *      d = n·(x − o) with rate n·dx < 0, may close the fraction 1 − s of that distance (s the
  *      ACCD stop fraction of the options): α ≤ (1 − s) d / (−n·dx).
@@ -42,6 +45,7 @@ typedef struct ct_stepsize_info {
     double t_candidates; /* s: the swept candidates (broad-phase query or cache filter) */
     double t_ccd;        /* s: ACCD and the half-spaces */
     int from_cache;      /* 1: the candidates were filtered from the cache's */
+    int far_left;        /* 1: and the far ones were left out (step 2 above) */
     long n_swept;        /* swept candidate pairs given to ACCD */
     long n_unresolved;   /* pairs whose ACCD ran out of its budget (the call then fails) */
 } ct_stepsize_info;
