@@ -95,11 +95,10 @@ static inline int boxes_overlap(int dim, const double *a, const double *b)
     return 1;
 }
 
-/* The pairs of `in` (one of the cache's `all` lists) whose swept boxes overlap; kind 0
- * vertex–face, 1 edge–edge, 2 vertex–edge (2D). With `near` (the ordered sublist of `in` that was
- * nearer than reach + margin at x_near), the pairs outside it are left out (see swept_from_cache). */
+/* The pairs of `in` (one of the cache's candidate lists, `all` or its ordered sublist `near`) whose
+ * swept boxes overlap; kind 0 vertex–face, 1 edge–edge, 2 vertex–edge (2D). */
 static ct_status filter_swept(const ct_stepsize *ws, const ct_surface *s, const ct_pair_list *in, ct_pair_list *out,
-                              int kind, const ct_pair_list *near)
+                              int kind)
 {
     const int dim = s->dim, w = 2 * dim;
     const double *B = ws->box;
@@ -107,13 +106,8 @@ static ct_status filter_swept(const ct_stepsize *ws, const ct_surface *s, const 
     const size_t off_b = kind == 0 ? (size_t)s->nv + (size_t)s->ned : (size_t)s->nv;
     out->n = 0;
     if (ct_pair_list_reserve(out, in->n) != CT_OK) return CT_ENOMEM;
-    long q = 0; /* the next entry of near */
     for (long i = 0; i < in->n; ++i) {
         const int a = in->ij[2 * i], b = in->ij[2 * i + 1];
-        if (near) {
-            if (!(q < near->n && near->ij[2 * q] == a && near->ij[2 * q + 1] == b)) continue;
-            q++;
-        }
         if (boxes_overlap(dim, B + w * (off_a + (size_t)a), B + w * (off_b + (size_t)b))) {
             out->ij[2 * out->n] = a;
             out->ij[2 * out->n + 1] = b;
@@ -158,13 +152,13 @@ static ct_status swept_from_cache(ct_stepsize *ws, const ct_surface *s, const ct
         const double D = (cache->reach + cache->margin) - 2.0 * (1.0 + 1e-6) * sqrt(d2max);
         *far_left = D > xi && (1.0 - sf) * (D - xi) > 4.0 * sqrt(m2max) * (1.0 + 1e-6);
     }
-    const ct_candidates *near = *far_left ? &cache->near : NULL;
+    const ct_candidates *in = *far_left ? &cache->near : all; /* (near: all's pairs in all's order) */
     ct_status r = sweep_boxes(ws, s, x, dx);
     if (r == CT_OK && s->dim == 3) {
-        r = filter_swept(ws, s, &all->vf, &cc->vf, 0, near ? &near->vf : NULL);
-        if (r == CT_OK) r = filter_swept(ws, s, &all->ee, &cc->ee, 1, near ? &near->ee : NULL);
+        r = filter_swept(ws, s, &in->vf, &cc->vf, 0);
+        if (r == CT_OK) r = filter_swept(ws, s, &in->ee, &cc->ee, 1);
     } else if (r == CT_OK) {
-        r = filter_swept(ws, s, &all->ve, &cc->ve, 2, near ? &near->ve : NULL);
+        r = filter_swept(ws, s, &in->ve, &cc->ve, 2);
     }
     return r;
 }
