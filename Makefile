@@ -51,6 +51,11 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes
 CFLAGS  ?= $(OPT) -g
+# The contact kernels (core/contact: distances, barrier Hessians, the collision-set build, CCD) at
+# -O3 when the build is at the default -O2: vectorised loops, the same IEEE arithmetic (ISO C mode,
+# no floating-point contraction or reassociation), so the same bits; on the bench's slabs the
+# exact contact Hessian takes 19 % less time and a set build 9 % less (bench/README.md).
+HOT_OPT := $(if $(filter -O2,$(OPT)),-O3)
 ALL_CFLAGS := -std=c17 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -fopenmp -Icore/include -Icore \
               -I$(SUITESPARSE_INC) $(PKG_CFLAGS) -DCT_GIT_DESCRIBE='"$(GIT_DESCRIBE)"' $(EXTRA_CFLAGS)
 LDFLAGS_ALL := -fopenmp $(LDFLAGS) $(EXTRA_LDFLAGS)
@@ -87,7 +92,7 @@ deps:
 # Header dependencies are tracked by the compiler (-MMD -MP: one .d file per object).
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(if $(filter core/contact/%,$<),$(HOT_OPT)) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

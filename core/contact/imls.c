@@ -171,6 +171,7 @@ typedef struct targets {
 
 static void make_targets(int d, int k, int i, targets *t)
 {
+    memset(t, 0, sizeof *t); /* (the rows past 2d stay empty) */
     for (int a = 0; a < d; ++a) {
         t->n[a] = 2;
         t->idx[a][0] = a, t->sg[a][0] = 1.0;
