@@ -1904,20 +1904,31 @@ START_TEST(test_correct_trial)
     size_t cap = 0;
     memcpy(xc, x1, sizeof xc);
     long n;
-    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 1, xc, &work, &cap, &n), CT_OK);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, NULL, 1, xc, &work, &cap, &n), CT_OK);
     ck_assert_int_eq(n, 1);
     const double dc = ee_dist(&term, &cm, xc);
     printf("correct_trial: d0 %.3e, trial %.3e, corrected %.6e (prediction %.3e, rel. error %.2e)\n", d0, d1, dc,
            2 * d0, fabs(dc - 2 * d0) / (2 * d0 - d1));
     ck_assert_msg(fabs(dc - 2 * d0) < 1e-3 * (2 * d0 - d1), "corrected gap %.6e, predicted %.6e", dc, 2 * d0);
     for (int i = 12; i < 15; ++i) ck_assert(xc[i] == x1[i]);
+    /* the trial's d² from its energy evaluation (ct_collision_energy_grad's s): the same correction */
+    {
+        const double dk[2] = {1e-3, 1.0};
+        double loc[12], s1 = -1.0, xs[15];
+        ct_collision_energy_grad(&cs, &cm, NULL, x1, proj_kappa_density, dk, 1, loc, &s1);
+        ck_assert(s1 == ct_collision_d2(&term, &cm, NULL, x1, NULL, NULL));
+        memcpy(xs, x1, sizeof xs);
+        ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, &s1, 1, xs, &work, &cap,
+                                                    &n), CT_OK);
+        ck_assert(n == 1 && memcmp(xs, xc, sizeof xs) == 0);
+    }
 
     /* the same stencil twice: a vertex takes the mean of its moves, so the result is the same */
     ct_collision two[2] = {term, term};
     ct_collision_set cs2 = {2, 2, two};
     double xd[15];
     memcpy(xd, x1, sizeof xd);
-    ck_assert_int_eq(ct_collision_correct_trial(&cs2, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 2, xd, &work, &cap, &n), CT_OK);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs2, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, NULL, 2, xd, &work, &cap, &n), CT_OK);
     ck_assert_int_eq(n, 2);
     for (int i = 0; i < 15; ++i) ck_assert(xd[i] == xc[i]);
 
@@ -1926,7 +1937,7 @@ START_TEST(test_correct_trial)
     unsigned char movable[5] = {0, 0, 1, 1, 1};
     cm.movable = movable;
     memcpy(xd, x1, sizeof xd);
-    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, 1, xd, &work, &cap, &n), CT_OK);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, dx, 1.0, CT_SOC_RATIO, 1e-3, NULL, 1, xd, &work, &cap, &n), CT_OK);
     for (int i = 0; i < 6; ++i) ck_assert(xd[i] == x1[i]);
     const double dh = ee_dist(&term, &cm, xd);
     ck_assert_msg(fabs((dh - d1) / (2 * d0 - d1) - 0.5) < 0.01, "held a: gain %.4f of the deficit (derived 1/2)",
@@ -1939,7 +1950,7 @@ START_TEST(test_correct_trial)
     double xl[15];
     for (int i = 0; i < 15; ++i) xl[i] = x0[i] + lift[i];
     memcpy(xd, xl, sizeof xd);
-    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, lift, 1.0, CT_SOC_RATIO, 1e-3, 1, xd, &work, &cap, &n), CT_OK);
+    ck_assert_int_eq(ct_collision_correct_trial(&cs, &cm, NULL, x0, lift, 1.0, CT_SOC_RATIO, 1e-3, NULL, 1, xd, &work, &cap, &n), CT_OK);
     ck_assert_int_eq(n, 0);
     ck_assert(memcmp(xd, xl, sizeof xd) == 0);
     ct_collision neg = term;
@@ -1949,8 +1960,8 @@ START_TEST(test_correct_trial)
         {&csn, CT_SOC_RATIO, 1e-3}, {&cs, CT_SOC_RATIO, 0.5 * d0}, {&cs, 0.2, 1e-3}};
     for (int k = 0; k < 3; ++k) {
         memcpy(xd, x1, sizeof xd);
-        ck_assert_int_eq(ct_collision_correct_trial(none[k].cs, &cm, NULL, x0, dx, 1.0, none[k].ratio, none[k].dmax, 1,
-                                                    xd, &work, &cap, &n), CT_OK);
+        ck_assert_int_eq(ct_collision_correct_trial(none[k].cs, &cm, NULL, x0, dx, 1.0, none[k].ratio, none[k].dmax,
+                                                    NULL, 1, xd, &work, &cap, &n), CT_OK);
         ck_assert_int_eq(n, 0);
         ck_assert(memcmp(xd, x1, sizeof xd) == 0);
     }

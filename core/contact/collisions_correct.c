@@ -68,13 +68,13 @@ static double side_motion(const ct_collision *c, int dim, const double *dx)
  * its predicted gap (see the top). */
 static double term_deficit(const ct_collision *c, const ct_contact_mesh *cm, const ct_obstacle *obs,
                            const double *x0, const double *dx, double alpha, double ratio, double dmax,
-                           const double *x1)
+                           const double *x1, const double *s1)
 {
     if (!(c->w > 0.0)) return 0.0;
     const int dim = cm->dim, nv = ct_collision_nverts(c);
     const double s0 = ct_collision_d2(c, cm, obs, x0, NULL, NULL);
     if (!(s0 > 0.0) || s0 >= dmax * dmax) return 0.0;
-    const double d0 = sqrt(s0), d1 = sqrt(ct_collision_d2(c, cm, obs, x1, NULL, NULL));
+    const double d0 = sqrt(s0), d1 = sqrt(s1 ? *s1 : ct_collision_d2(c, cm, obs, x1, NULL, NULL));
     if (!(d1 > 0.0) || d1 >= ratio * (d0 + alpha * side_motion(c, dim, dx))) return 0.0;
     double g[12];
     ct_collision_d2(c, cm, obs, x0, g, NULL); /* ∇(d²) = 2 d ∇d */
@@ -97,7 +97,8 @@ typedef struct {
 
 ct_status ct_collision_correct_trial(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                      const double *x0, const double *dx, double alpha, double ratio, double dmax,
-                                     int threads, double *x1, double **work, size_t *work_cap, long *ncorrected)
+                                     const double *s1, int threads, double *x1, double **work, size_t *work_cap,
+                                     long *ncorrected)
 {
     *ncorrected = 0;
     if (cs->n == 0) return CT_OK;
@@ -114,7 +115,7 @@ ct_status ct_collision_correct_trial(const ct_collision_set *cs, const ct_contac
     long nc = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : nc) num_threads(ct_threads(threads))
     for (long i = 0; i < cs->n; ++i) {
-        deficit[i] = term_deficit(&cs->c[i], cm, obs, x0, dx, alpha, ratio, dmax, x1);
+        deficit[i] = term_deficit(&cs->c[i], cm, obs, x0, dx, alpha, ratio, dmax, x1, s1 ? s1 + i : NULL);
         nc += deficit[i] > 0.0;
     }
     if (nc == 0) return CT_OK;

@@ -141,7 +141,7 @@ void ct_collision_gradient_add(const ct_collision_set *cs, const ct_contact_mesh
  * from one distance, density and mollifier evaluation. */
 typedef struct {
     energy_args e;
-    double *loc;
+    double *loc, *s;
 } energy_grad_args;
 
 static double energy_grad_term(long i, const void *p)
@@ -152,6 +152,7 @@ static double energy_grad_term(long i, const void *p)
     const int moll = c->kind == CT_COL_EE && c->eps_x > 0;
     double gs[12], gm[12], ps, *g = a->loc + 12 * i;
     const double s = ct_collision_d2(c, a->e.cm, a->e.obs, a->e.x, gs, NULL);
+    if (a->s) a->s[i] = s;
     const double psi = a->e.f(a->e.ctx, c, s, &ps, NULL);
     const double m = ct_collision_mollifier(c, a->e.x, c->kind == CT_COL_EE ? gm : NULL);
     for (int k = 0; k < n; ++k) {
@@ -162,9 +163,10 @@ static double energy_grad_term(long i, const void *p)
 }
 
 double ct_collision_energy_grad(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
-                                const double *x, ct_density_fn f, const void *ctx, int threads, double *loc)
+                                const double *x, ct_density_fn f, const void *ctx, int threads, double *loc,
+                                double *s)
 {
-    energy_grad_args a = {{cs, cm, obs, x, f, ctx}, loc};
+    energy_grad_args a = {{cs, cm, obs, x, f, ctx}, loc, s};
     return ct_sum_fixed_chunks(cs->n, energy_grad_term, &a, threads);
 }
 

@@ -454,14 +454,15 @@ static ct_status ipc_energy(void *p, const ct_step_ctx *c, const double *x, doub
     if (s != CT_OK) return s;
     double t0 = now();
     double e;
-    const size_t need = (size_t)st->cs.n * 12 + 1;
+    const size_t need = (size_t)st->cs.n * 13 + 1; /* (12 per term for the gradients, then the d²) */
     if (need > st->gloc_cap) {
         free(st->gloc);
         st->gloc = malloc(need * sizeof *st->gloc);
         st->gloc_cap = st->gloc ? need : 0;
     }
     if (st->gloc) { /* the energy, and the terms' gradients on the way */
-        e = ct_collision_energy_grad(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, st->gloc);
+        e = ct_collision_energy_grad(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, st->gloc,
+                                     st->gloc + (size_t)st->cs.n * 12);
         st->gloc_valid = 1;
     } else {
         e = ct_collision_energy(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads);
@@ -531,7 +532,10 @@ static ct_status ipc_correct_trial(void *p, const ct_step_ctx *c, const double *
     if (s != CT_OK) return s;
     double t0 = now();
     long n;
-    s = ct_collision_correct_trial(&st->cs, &st->cm, c->obstacles, x, dx, alpha, CT_SOC_RATIO, st->dhat, c->threads,
+    /* the terms' d² at the trial, from its energy evaluation when that came first (it does in the
+     * line search) */
+    const double *s1 = st->gloc_valid ? st->gloc + (size_t)st->cs.n * 12 : NULL;
+    s = ct_collision_correct_trial(&st->cs, &st->cm, c->obstacles, x, dx, alpha, CT_SOC_RATIO, st->dhat, s1, c->threads,
                                    x_trial, &st->soc_work, &st->soc_cap, &n);
     st->t_pairs += now() - t0;
     *changed = n > 0;

@@ -263,9 +263,11 @@ ct_status ct_collision_gradient(const ct_collision_set *cs, const ct_contact_mes
 /* Σ w m ψ at x (the same number as ct_collision_energy) and, in loc (12 per term, cs->n terms),
  * each term's gradient (as ct_collision_term_grad): one pass over the terms where a model needs
  * both at the same x. ct_collision_gradient_add(cs, cm, loc, g) then adds them to g exactly as
- * ct_collision_gradient would. */
+ * ct_collision_gradient would. s (NULL, or cs->n entries) receives each term's d² at x, the value
+ * of ct_collision_d2 (ct_collision_correct_trial's s1 when x is its trial). */
 double ct_collision_energy_grad(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
-                                const double *x, ct_density_fn f, const void *ctx, int threads, double *loc);
+                                const double *x, ct_density_fn f, const void *ctx, int threads, double *loc,
+                                double *s);
 void ct_collision_gradient_add(const ct_collision_set *cs, const ct_contact_mesh *cm, const double *loc, double *g);
 /* Append the per-term PSD-projected Hessian blocks. */
 ct_status ct_collision_hessian(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
@@ -300,10 +302,12 @@ double ct_collision_min_distance(const ct_collision_set *cs, const ct_contact_me
  * movable in cm stay. *ncorrected: the number of corrected terms (0: x1 unchanged). *work
  * (*work_cap doubles; NULL, 0 at first) is the caller's work memory, grown here as needed and
  * released with free(). Why and how: core/contact/collisions_correct.c. CT_ENOMEM if the work
- * memory cannot be grown. */
+ * memory cannot be grown. s1 (NULL, or cs->n entries): the terms' d² at x1 when the caller has them
+ * (ct_collision_energy_grad's s at x1: the same values), so they are not computed again. */
 #define CT_SOC_RATIO 0.5 /* the models' ratio: correct a term that kept less than half its predicted gap */
 ct_status ct_collision_correct_trial(const ct_collision_set *cs, const ct_contact_mesh *cm, const ct_obstacle *obs,
                                      const double *x0, const double *dx, double alpha, double ratio, double dmax,
-                                     int threads, double *x1, double **work, size_t *work_cap, long *ncorrected);
+                                     const double *s1, int threads, double *x1, double **work, size_t *work_cap,
+                                     long *ncorrected);
 
 #endif
