@@ -220,6 +220,25 @@ static int cmp_near_row(const void *pa, const void *pb)
     return (a->other > b->other) - (a->other < b->other);
 }
 
+/* Sort rows by cmp_near_row: rows already grouped by ascending prim (the vertex–face candidates
+ * come by vertex) are sorted group by group (short groups, insertion sort), others by qsort; the
+ * order is total (other tells rows of one prim and part apart), so the result is the same. */
+static void sort_rows(near_row *r, long n)
+{
+    long i = 1;
+    while (i < n && r[i - 1].prim <= r[i].prim) ++i;
+    if (i < n) {
+        qsort(r, (size_t)n, sizeof *r, cmp_near_row);
+        return;
+    }
+    for (long k = 1; k < n; ++k) {
+        const near_row t = r[k];
+        long j = k - 1;
+        for (; j >= 0 && r[j].prim == t.prim && cmp_near_row(&r[j], &t) > 0; --j) r[j + 1] = r[j];
+        r[j + 1] = t;
+    }
+}
+
 static int grow_rows(near_row **r, long *cap, long need)
 {
     if (need <= *cap) return 0;
@@ -329,7 +348,7 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
             if (d2 < r2) cm->lag_rows[n++] = (near_row){v, cm->part[e0], q, d2};
         }
     }
-    qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
+    sort_rows(cm->lag_rows, n);
     ct_status st = write_dirs(cm, cm->lag_rows, n, cm->nv, dim == 3 ? dir_vf : dir_ve, ct_contact_mesh_vertex_weight,
                               dim == 3 && edges ? ct_contact_mesh_edge_share : NULL, &cm->vdir_ptr,
                               &cm->vdir_part, &cm->vdir_w, &cm->vdir_s, &cm->vdir_cap);
