@@ -59,11 +59,19 @@ static double stencil_d2(ct_ccd_kind kind, int dim, const double *y)
     return 0.0;
 }
 
+ct_ccd_opts ct_ccd_opts_resolved(const ct_ccd_opts *o)
+{
+    ct_ccd_opts r = o ? *o : ct_ccd_default_opts();
+    r.thickness = r.thickness > 0.0 ? r.thickness : 0.0;
+    r.s = r.s > 0.0 && r.s < 1.0 ? r.s : 0.1;
+    r.max_iters = r.max_iters > 0 ? r.max_iters : 1;
+    return r;
+}
+
 int ct_accd(ct_ccd_kind kind, int dim, const double *x, const double *dx, double tmax, const ct_ccd_opts *o,
             double *toi)
 {
-    const ct_ccd_opts def = ct_ccd_default_opts();
-    if (!o) o = &def;
+    const ct_ccd_opts opts = ct_ccd_opts_resolved(o);
     int nv, nfirst; /* vertices in the stencil, and in its first primitive */
     switch (kind) {
     case CT_CCD_PP: nv = 2, nfirst = 1; break;
@@ -77,10 +85,8 @@ int ct_accd(ct_ccd_kind kind, int dim, const double *x, const double *dx, double
         return 1;
     }
     const int n = nv * dim;
-    const double xi = o->thickness > 0.0 ? o->thickness : 0.0;
-    const double xi2 = xi * xi;
-    const double s = o->s > 0.0 && o->s < 1.0 ? o->s : 0.1;
-    const int max_iters = o->max_iters > 0 ? o->max_iters : 1;
+    const double xi = opts.thickness, xi2 = xi * xi, s = opts.s;
+    const int max_iters = opts.max_iters;
 
     /* Start within the thickness (or a non-finite distance): no motion is safe. */
     double d2 = stencil_d2(kind, dim, x);

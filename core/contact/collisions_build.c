@@ -12,12 +12,12 @@
  * vertices = 1 copy of b(d). Terms with the same stencil are merged by summing weights.
  */
 #include "collisions_internal.h"
+#include "collisions_terms.h"
 
 #include "contactlab/ct_distance.h"
 #include "contactlab/ct_parallel.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,76 +147,6 @@ static double ew_pe(const ct_contact_mesh *cm, int ea, int p)
     return ct_contact_mesh_edge_weight(cm, ea, n);
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* term lists with merging                                                                     */
-
-/* A term is a record (key, w) in one of NBUCKET lists, one per kind (and, for mollified edge–edge
- * terms, per closest-feature type): the collision is a function of the bucket and of
- * key = k0·2³² + k1 (PP: the two vertices, smaller first; PE: point, edge; PT: point, face;
- * EE: edges a < b; PH: vertex, obstacle), so it is rebuilt from the record when the set is written
- * (types: PE P_E, PT P_T, EE A_B unless mollified; mollified EE: the bucket's type and the
- * threshold ε of its rest edges). The set is ordered by (bucket, key): the order of (kind,
- * mollified type + 1 or 0, k0, k1). Records with the same bucket and key are merged by summing
- * their weights in generation order (the sort is stable), zero sums dropped. */
-enum { B_PP, B_PE, B_PT, B_EE, B_EE_MOLL, B_PH = B_EE_MOLL + 9, B_PP_E, B_PE_E, NBUCKET };
-/* B_PP_E, B_PE_E: the point–point and point–edge terms of the edge–edge family when the set is
- * built with split_ee (the family's chunk lists move their B_PP / B_PE records there, so they are
- * not merged with the vertex quadrature's); empty otherwise, so they change nothing. */
-
-typedef struct {
-    uint64_t key;
-    double w;
-} term;
-
-typedef struct {
-    term *t;
-    long n, cap;
-} term_buf;
-
-typedef struct {
-    term_buf b[NBUCKET];
-} term_list;
-
-static void term_list_free(term_list *L)
-{
-    for (int k = 0; k < NBUCKET; ++k) free(L->b[k].t);
-    memset(L, 0, sizeof *L);
-}
-
-static int grow(term_buf *B)
-{
-    long nc = B->cap ? 2 * B->cap : 256;
-    term *t = realloc(B->t, (size_t)nc * sizeof *t);
-    if (!t) return -1;
-    B->t = t;
-    B->cap = nc;
-    return 0;
-}
-
-static inline int push(term_list *L, int bucket, int k0, int k1, double w)
-{
-    term_buf *B = &L->b[bucket];
-    if (B->n == B->cap && grow(B)) return -1;
-    B->t[B->n].key = ((uint64_t)(uint32_t)k0 << 32) | (uint32_t)k1;
-    B->t[B->n].w = w;
-    B->n++;
-    return 0;
-}
-
-/* point–point term (a, b) */
-static inline int push_pp(term_list *L, int a, int b, double w)
-{
-    return push(L, B_PP, a < b ? a : b, a < b ? b : a, w);
-}
-
-/* point p against edge e = (e0, e1), reduced by the point–edge type t */
-static inline int push_pe(term_list *L, ct_pe_type t, int p, int e, int e0, int e1, double w)
-{
-    if (t == CT_PE_P_E0) return push_pp(L, p, e0, w);
-    if (t == CT_PE_P_E1) return push_pp(L, p, e1, w);
-    return push(L, B_PE, p, e, w);
-}
-
 /* Vertex p against face f: the term of the classified closest features if d < d̂, with weight w
  * times vw_pt (weight mode `mode`). */
 static double add_pt(term_list *L, const ct_contact_mesh *cm, const double *x, int p, int f, double w, int mode,
@@ -247,13 +177,6 @@ enum {
     FAR_B_A = 1, /* both vertices of eb are at d² >= d̂² from ea (as ct_pe_classify_d2 computes it) */
     FAR_A_B = 2  /* both vertices of ea are at d² >= d̂² from eb */
 };
-
-/* The mollifier threshold of edges ea, eb: ct_ee_mollifier_eps at the rest positions, from the
- * edges' squared rest lengths kept by the contact mesh (the same operations). */
-static inline double ee_eps(const ct_contact_mesh *cm, int ea, int eb)
-{
-    return 1e-3 * cm->edge_l2_rest[ea] * cm->edge_l2_rest[eb];
-}
 
 static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, int ea, int eb, double w,
                      int face, int crease, double dhat2, unsigned char *far, int *err)
@@ -289,123 +212,6 @@ static double add_ee(term_list *L, const ct_contact_mesh *cm, const double *x, i
     }
     if (r) *err = 1;
     return d2;
-}
-
-/* The collision of record (bucket, key, w). */
-static void term_collision(ct_collision *c, int bucket, uint64_t key, double w, const ct_contact_mesh *cm, int split)
-{
-    const ct_surface *s = cm->s;
-    const int k0 = (int)(uint32_t)(key >> 32), k1 = (int)(uint32_t)key;
-    memset(c, 0, sizeof *c);
-    c->side = 1;
-    c->w = w;
-    c->v[0] = k0;
-    if (split && (bucket == B_PP_E || bucket == B_PE_E || (bucket >= B_EE && bucket < B_PH))) {
-        c->flags = CT_COL_EDGE_FAMILY;
-        if (bucket == B_PP_E) bucket = B_PP;
-        if (bucket == B_PE_E) bucket = B_PE;
-    }
-    switch (bucket) {
-    case B_PP: c->kind = CT_COL_PP, c->v[1] = k1; break;
-    case B_PE:
-        c->kind = CT_COL_PE, c->type = CT_PE_P_E;
-        c->v[1] = s->edges[2 * k1], c->v[2] = s->edges[2 * k1 + 1];
-        break;
-    case B_PT:
-        c->kind = CT_COL_PT, c->type = CT_PT_P_T;
-        for (int k = 0; k < 3; ++k) c->v[1 + k] = s->faces[3 * k1 + k];
-        break;
-    case B_PH: c->kind = CT_COL_PH, c->v[1] = k1; break;
-    default: {
-        c->kind = CT_COL_EE;
-        c->side = 2;
-        c->v[0] = s->edges[2 * k0], c->v[1] = s->edges[2 * k0 + 1];
-        c->v[2] = s->edges[2 * k1], c->v[3] = s->edges[2 * k1 + 1];
-        if (bucket == B_EE) {
-            c->type = CT_EE_A_B;
-        } else {
-            c->type = (unsigned char)(bucket - B_EE_MOLL);
-            c->eps_x = ee_eps(cm, k0, k1);
-        }
-    }
-    }
-}
-
-/* Stable sort of n records by key: LSD radix sort on the bytes that vary (one counting pass for
- * all eight byte histograms, then one scatter per varying byte); a sorted input is returned as is.
- * Returns the array holding the result (a or tmp; tmp has room for n records), NULL if tmp is
- * needed but NULL. */
-static term *radix_sort(term *a, term *tmp, long n)
-{
-    long i = 1;
-    while (i < n && a[i - 1].key <= a[i].key) ++i;
-    if (i >= n) return a;
-    if (!tmp) return NULL;
-    long (*cnt)[256] = calloc(8, sizeof *cnt);
-    if (!cnt) return NULL;
-    for (long j = 0; j < n; ++j) {
-        uint64_t k = a[j].key;
-        for (int d = 0; d < 8; ++d) cnt[d][(k >> (8 * d)) & 255]++;
-    }
-    term *src = a, *dst = tmp;
-    for (int d = 0; d < 8; ++d) {
-        long *c = cnt[d];
-        if (c[(src[0].key >> (8 * d)) & 255] == n) continue; /* this byte is the same everywhere */
-        long acc = 0;
-        for (int v = 0; v < 256; ++v) {
-            long m = c[v];
-            c[v] = acc;
-            acc += m;
-        }
-        for (long j = 0; j < n; ++j) dst[c[(src[j].key >> (8 * d)) & 255]++] = src[j];
-        term *t = src;
-        src = dst;
-        dst = t;
-    }
-    free(cnt);
-    return src;
-}
-
-/* Stable sort of n records by key into tmp (room for n records; a is then scratch): a counting
- * sort on k0 (the key's high word, over its range), then each run of equal k0 by k1 (insertion sort,
- * radix_sort for long runs). The same order as radix_sort (keys ascending, equal keys in input
- * order) in one pass over the records where radix_sort makes one per varying byte (four for the
- * indices of a mesh under 65 536 primitives). Returns the array holding the result (a or tmp),
- * NULL if out of memory. */
-static term *sort_terms(term *a, term *tmp, long n)
-{
-    uint32_t lo = UINT32_MAX, hi = 0;
-    for (long j = 0; j < n; ++j) {
-        const uint32_t k0 = (uint32_t)(a[j].key >> 32);
-        lo = k0 < lo ? k0 : lo;
-        hi = k0 > hi ? k0 : hi;
-    }
-    const size_t range = (size_t)(hi - lo) + 1;
-    if (range > (size_t)4 * (size_t)n + 1024) return radix_sort(a, tmp, n); /* sparse high words */
-    long *start = calloc(range + 1, sizeof *start);
-    if (!start) return NULL;
-    for (long j = 0; j < n; ++j) start[(uint32_t)(a[j].key >> 32) - lo + 1]++;
-    for (size_t r = 0; r < range; ++r) start[r + 1] += start[r];
-    for (long j = 0; j < n; ++j) tmp[start[(uint32_t)(a[j].key >> 32) - lo]++] = a[j];
-    /* start[r] is now the end of run r (the beginning of run r + 1) */
-    long b = 0;
-    for (size_t r = 0; r < range; ++r) {
-        const long e = start[r], m = e - b;
-        if (m > 64) {
-            term *run = radix_sort(tmp + b, a + b, m); /* (a's slice is free: scratch) */
-            if (run != tmp + b) memcpy(tmp + b, run, (size_t)m * sizeof *run);
-        } else {
-            for (long i = b + 1; i < e; ++i) {
-                const term t = tmp[i];
-                long j = i - 1;
-                for (; j >= b && tmp[j].key > t.key; --j) tmp[j + 1] = tmp[j];
-                tmp[j + 1] = t;
-            }
-        }
-        b = e;
-    }
-    free(start);
-    return tmp;
 }
 
 /* A set of ints in [0, range) (the features around one vertex or edge): a list with a mark per
@@ -645,28 +451,6 @@ static int gen_ve(const build_ctx *b, long lo, long hi, term_list *L, iset *eb, 
 }
 #undef OMEGA
 
-/* The chunk lists of every phase, in generation order. */
-typedef struct {
-    term_list *p;
-    int n, cap;
-} part_list;
-
-static term_list *new_parts(part_list *P, int k)
-{
-    if (P->n + k > P->cap) {
-        int nc = P->cap ? P->cap : 64;
-        while (nc < P->n + k) nc *= 2;
-        term_list *p = realloc(P->p, (size_t)nc * sizeof *p);
-        if (!p) return NULL;
-        P->p = p;
-        P->cap = nc;
-    }
-    term_list *r = P->p + P->n;
-    memset(r, 0, (size_t)k * sizeof *r);
-    P->n += k;
-    return r;
-}
-
 /* Run fn over rows [0, n) of a pair array `rows` (2 ints per row; rows with equal first entries
  * form a group, kept in one chunk when `grouped`), appending one term list per chunk to P. */
 static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, int grouped, int threads, part_list *P)
@@ -684,7 +468,7 @@ static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, in
         bnd[c] = k;
     }
     bnd[nch] = n;
-    term_list *part = new_parts(P, (int)nch);
+    term_list *part = ct_terms_new_parts(P, (int)nch);
     if (!part) return 1;
     int err = 0;
 #pragma omp parallel num_threads(ct_threads(threads)) reduction(| : err) if (nch > 1)
@@ -698,80 +482,6 @@ static int run_chunks(const build_ctx *b, gen_fn fn, const int *rows, long n, in
         free(vb.mark);
     }
     return err;
-}
-
-/* Join, sort and merge the lists of every bucket, then write the set. With face-aware weights
- * (`face`) a sum within 1e-12 of the summed magnitudes is dropped too: records that cancel (the
- * inclusion–exclusion) have equal weights when they share their closest feature at the lag, but
- * a sum like (a + b) − a − b may leave an ulp. */
-static ct_status write_set(ct_collision_set *cs, const ct_contact_mesh *cm, part_list *P, int threads, int split,
-                           int face)
-{
-    term *arr[NBUCKET] = {0};
-    long cnt[NBUCKET] = {0};
-    int err = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ct_threads(threads)) reduction(| : err)
-    for (int k = 0; k < NBUCKET; ++k) {
-        long n = 0;
-        for (int q = 0; q < P->n; ++q) n += P->p[q].b[k].n;
-        term *a = n ? malloc((size_t)n * sizeof *a) : NULL;
-        if (n && !a) err = 1;
-        long m = 0;
-        for (int q = 0; q < P->n; ++q) {
-            term_buf *B = &P->p[q].b[k];
-            if (a && B->n) memcpy(a + m, B->t, (size_t)B->n * sizeof *a);
-            m += B->n;
-            free(B->t);
-            B->t = NULL;
-            B->n = B->cap = 0;
-        }
-        if (!a) continue;
-        term *tmp = NULL, *s = radix_sort(a, NULL, n); /* (a sorted input as is) */
-        if (!s) {
-            tmp = malloc((size_t)n * sizeof *tmp);
-            s = tmp ? sort_terms(a, tmp, n) : NULL;
-        }
-        if (!s) {
-            err = 1;
-            free(a);
-            free(tmp);
-            continue;
-        }
-        /* merge equal keys (weights summed in generation order), compacting into a */
-        m = 0;
-        for (long i = 0; i < n;) {
-            long j = i;
-            double w = 0.0, wabs = 0.0;
-            for (; j < n && s[j].key == s[i].key; ++j) w += s[j].w, wabs += fabs(s[j].w);
-            if (w != 0.0 && !(face && fabs(w) <= 1e-12 * wabs)) {
-                a[m].key = s[i].key;
-                a[m].w = w;
-                m++;
-            }
-            i = j;
-        }
-        free(tmp);
-        arr[k] = a;
-        cnt[k] = m;
-    }
-    long total = 0, off[NBUCKET];
-    for (int k = 0; k < NBUCKET; ++k) off[k] = total, total += cnt[k];
-    if (!err && cs->cap < total) {
-        ct_collision *c = realloc(cs->c, (size_t)(total ? total : 1) * sizeof *c);
-        if (!c) err = 1;
-        else {
-            cs->c = c;
-            cs->cap = total;
-        }
-    }
-    if (!err) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(ct_threads(threads))
-        for (int k = 0; k < NBUCKET; ++k)
-            for (long i = 0; i < cnt[k]; ++i) term_collision(&cs->c[off[k] + i], k, arr[k][i].key, arr[k][i].w, cm, split);
-        cs->n = total;
-    }
-    for (int k = 0; k < NBUCKET; ++k) free(arr[k]);
-    return err ? CT_ENOMEM : CT_OK;
 }
 
 /* The candidates of `in` whose flag is set, appended to out (emptied first). */
@@ -881,7 +591,7 @@ static int build_terms_obstacles(const ct_contact_mesh *cm, const ct_obstacle *o
 {
     const ct_surface *s = cm->s;
     const int dim = cm->dim;
-    term_list *L = nobs > 0 ? new_parts(P, 1) : NULL;
+    term_list *L = nobs > 0 ? ct_terms_new_parts(P, 1) : NULL;
     if (nobs > 0 && !L) return 1;
     for (int b = 0; b < nobs; ++b) {
         for (int k = 0; k < s->nbv; ++k) {
@@ -939,8 +649,8 @@ ct_status ct_collision_set_build_near(ct_collision_set *cs, const ct_contact_mes
     }
     free(flag);
     if (!err) err = build_terms_obstacles(cm, obs, nobs, x, dhat, face, &P);
-    ct_status st = err ? CT_ENOMEM : write_set(cs, cm, &P, o->threads, split, face);
-    for (int q = 0; q < P.n; ++q) term_list_free(&P.p[q]);
+    ct_status st = err ? CT_ENOMEM : ct_terms_write_set(cs, cm, &P, o->threads, split, face);
+    for (int q = 0; q < P.n; ++q) ct_term_list_free(&P.p[q]);
     free(P.p);
     return st;
 }

@@ -369,7 +369,7 @@ ct_status ct_contact_mesh_lag(ct_contact_mesh *cm, const double *x, const ct_can
         cm->lag_rows[n++] = (near_row){ea, cm->part[b0], eb, d2};
         cm->lag_rows[n++] = (near_row){eb, cm->part[a0], ~ea, d2};
     }
-    qsort(cm->lag_rows, (size_t)n, sizeof *cm->lag_rows, cmp_near_row);
+    sort_rows(cm->lag_rows, n);
     st = write_dirs(cm, cm->lag_rows, n, s->ned, ct_lag_dir_ee, ct_contact_mesh_edge_weight, NULL, &cm->edir_ptr,
                     &cm->edir_part, &cm->edir_w, NULL, &cm->edir_cap);
     if (st == CT_OK) cm->edir_on = 1;

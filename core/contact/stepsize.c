@@ -147,8 +147,8 @@ static ct_status swept_from_cache(ct_stepsize *ws, const ct_surface *s, const ct
             d2max = a > d2max ? a : d2max;
             m2max = b > m2max ? b : m2max;
         }
-        const double xi = ccd->thickness > 0.0 ? ccd->thickness : 0.0;
-        const double sf = ccd->s > 0.0 && ccd->s < 1.0 ? ccd->s : 0.1; /* (ct_accd's) */
+        const ct_ccd_opts o = ct_ccd_opts_resolved(ccd); /* (as ct_accd reads them) */
+        const double xi = o.thickness, sf = o.s;
         const double D = (cache->reach + cache->margin) - 2.0 * (1.0 + 1e-6) * sqrt(d2max);
         *far_left = D > xi && (1.0 - sf) * (D - xi) > 4.0 * sqrt(m2max) * (1.0 + 1e-6);
     }

@@ -383,6 +383,9 @@ static ct_status ipc_init(void *p, const ct_step_ctx *c, ct_params *prm, ct_diag
     return CT_OK;
 }
 
+/* The terms' d² at the x of the last energy evaluation, kept after their gradients in gloc. */
+static double *gloc_d2(const ipc_state *st) { return st->gloc + (size_t)st->cs.n * 12; }
+
 /* Make st->cs the collision set at x. */
 static ct_status ensure_collisions(ipc_state *st, const ct_step_ctx *c, const double *x)
 {
@@ -462,7 +465,7 @@ static ct_status ipc_energy(void *p, const ct_step_ctx *c, const double *x, doub
     }
     if (st->gloc) { /* the energy, and the terms' gradients on the way */
         e = ct_collision_energy_grad(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads, st->gloc,
-                                     st->gloc + (size_t)st->cs.n * 12);
+                                     gloc_d2(st));
         st->gloc_valid = 1;
     } else {
         e = ct_collision_energy(&st->cs, &st->cm, c->obstacles, x, normal_density(st), st, c->threads);
@@ -534,7 +537,7 @@ static ct_status ipc_correct_trial(void *p, const ct_step_ctx *c, const double *
     long n;
     /* the terms' d² at the trial, from its energy evaluation when that came first (it does in the
      * line search) */
-    const double *s1 = st->gloc_valid ? st->gloc + (size_t)st->cs.n * 12 : NULL;
+    const double *s1 = st->gloc_valid ? gloc_d2(st) : NULL;
     s = ct_collision_correct_trial(&st->cs, &st->cm, c->obstacles, x, dx, alpha, CT_SOC_RATIO, st->dhat, s1, c->threads,
                                    x_trial, &st->soc_work, &st->soc_cap, &n);
     st->t_pairs += now() - t0;

@@ -27,6 +27,9 @@ typedef struct ct_ccd_opts {
 } ct_ccd_opts;
 
 ct_ccd_opts ct_ccd_default_opts(void);
+/* The options as ct_accd reads them: thickness below 0 as 0, s outside (0, 1) as 0.1, max_iters
+ * below 1 as 1 (o NULL: the defaults). */
+ct_ccd_opts ct_ccd_opts_resolved(const ct_ccd_opts *o);
 
 /* Returns 1 if the stencil comes within the stop gap before tmax, with *toi ∈ [0, tmax) the
  * conservative time; returns 0 if the whole interval [0, tmax] is safe (*toi = tmax); returns 2
